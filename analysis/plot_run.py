@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""Plot one fedran run: test accuracy against cumulative wire traffic and simulated time.
+
+Usage: /usr/bin/python3 analysis/plot_run.py RUN_DIR [--out FILE.png]
+
+Reads RUN_DIR/rounds.csv (columns in docs/traces.md) and writes RUN_DIR/accuracy.png unless
+--out says otherwise. Exit status 2 for a missing or malformed trace.
+"""
+import argparse
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+REQUIRED = ["round", "sim_time_s", "test_accuracy", "cumulative_wire_bytes"]
+
+
+def fail(message):
+    print(f"plot_run: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load_rounds(run_dir):
+    path = os.path.join(run_dir, "rounds.csv")
+    if not os.path.isfile(path):
+        fail(f"{path}: no such file (is {run_dir} a fedran output folder?)")
+    try:
+        rounds = pd.read_csv(path)
+    except Exception as e:  # pandas raises several parser error types
+        fail(f"{path}: cannot parse: {e}")
+    missing = [c for c in REQUIRED if c not in rounds.columns]
+    if missing:
+        fail(f"{path}: missing column(s) {', '.join(missing)}")
+    if rounds.empty:
+        fail(f"{path}: no rounds recorded")
+    return rounds
+
+
+def traffic_axis(values):
+    """Pick a unit so the axis reads in small numbers."""
+    top = max(values.max(), 1)
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if top >= scale:
+            return values / scale, unit
+    return values, "B"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run_dir")
+    parser.add_argument("--out", help="PNG file (default RUN_DIR/accuracy.png)")
+    args = parser.parse_args()
+
+    rounds = load_rounds(args.run_dir)
+    out = args.out or os.path.join(args.run_dir, "accuracy.png")
+    name = os.path.basename(os.path.normpath(args.run_dir))
+
+    traffic, unit = traffic_axis(rounds["cumulative_wire_bytes"])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    left.plot(traffic, rounds["test_accuracy"], marker="o", markersize=3)
+    left.set_xlabel(f"cumulative traffic on the backhaul wire, up + down ({unit})")
+    left.set_ylabel("test accuracy")
+    right.plot(rounds["sim_time_s"], rounds["test_accuracy"], marker="o", markersize=3)
+    right.set_xlabel("simulated time (s)")
+    for ax in (left, right):
+        ax.grid(True, alpha=0.3)
+    fig.suptitle(f"{name}: {len(rounds)} rounds, final accuracy "
+                 f"{rounds['test_accuracy'].iloc[-1]:.3f}")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    print(f"plot written to {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+// Softmax-regression training throughput on Fashion-MNIST-shaped data (784 features, 10
+// classes), batch 32, one thread. The reference point is PyTorch on one core: about 66,000
+// samples/s for the same model and batch size. Uses the installed Fashion-MNIST when present,
+// else uniform random pixels (the arithmetic is the same; only cache behaviour could differ).
+//
+// Run: build/bench/training-bench (or --benchmark_filter=...); see docs/performance.md.
+
+#include "models/learning/dataset.h"
+#include "models/learning/idx-reader.h"
+#include "models/learning/local-trainer.h"
+#include "models/learning/partition.h"
+#include "models/learning/softmax-model.h"
+
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <numeric>
+#include <vector>
+
+namespace
+{
+
+using namespace fedran;
+
+constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+const Dataset&
+TrainingData()
+{
+    static const Dataset data = [] {
+        if (std::filesystem::is_directory(kFashionMnistDir))
+        {
+            return LoadIdxFolder(kFashionMnistDir).train;
+        }
+        Dataset random;
+        random.features = 784;
+        random.classes = 10;
+        random.x.resize(size_t{60000} * 784);
+        random.y.resize(60000);
+        Rng rng(1);
+        for (auto& v : random.x)
+        {
+            v = static_cast<float>(rng.Uniform());
+        }
+        for (auto& label : random.y)
+        {
+            label = static_cast<uint8_t>(rng.UniformInt(10));
+        }
+        return random;
+    }();
+    return data;
+}
+
+/// One client's local round: TrainLocal over a shard of state.range(0) examples, batch 32.
+void
+BM_TrainLocalSoftmax(benchmark::State& state)
+{
+    const Dataset& data = TrainingData();
+    SoftmaxModel model(data.features, data.classes);
+    std::vector<float> params(model.Layout().TotalSize());
+    Rng rng(7);
+    model.InitParams(params, rng);
+    const auto shardSize = static_cast<uint32_t>(state.range(0));
+    Rng partitionRng(3);
+    const auto shard = PartitionIid(data.Size(), static_cast<uint32_t>(data.Size() / shardSize),
+                                    partitionRng)[0];
+    TrainingConfig config;
+    config.localEpochs = 1;
+    config.batchSize = 32;
+    config.lr = 0.05;
+    for (auto _ : state)
+    {
+        TrainingResult result = TrainLocal(model, params, data, shard, config, rng);
+        benchmark::DoNotOptimize(result.update.data());
+    }
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
+                            static_cast<int64_t>(shard.size()));
+    state.counters["examples"] = static_cast<double>(shard.size());
+}
+// 600: a client of a 100-client FedAvg run; 60000: one centralised epoch.
+BENCHMARK(BM_TrainLocalSoftmax)->Arg(600)->Arg(60000)->Unit(benchmark::kMillisecond);
+
+/// The kernel alone: one LossAndGradient on a batch of 32 random rows (no parameter update).
+void
+BM_SoftmaxLossAndGradient(benchmark::State& state)
+{
+    const Dataset& data = TrainingData();
+    SoftmaxModel model(data.features, data.classes);
+    std::vector<float> params(model.Layout().TotalSize(), 0.0f);
+    std::vector<float> grad(params.size());
+    Rng rng(5);
+    const auto batchSize = static_cast<size_t>(state.range(0));
+    std::vector<uint32_t> batch(batchSize);
+    for (auto _ : state)
+    {
+        state.PauseTiming();
+        for (auto& row : batch)
+        {
+            row = static_cast<uint32_t>(rng.UniformInt(data.Size()));
+        }
+        state.ResumeTiming();
+        benchmark::DoNotOptimize(model.LossAndGradient(params, data, batch, grad));
+    }
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
+                            static_cast<int64_t>(batchSize));
+}
+BENCHMARK(BM_SoftmaxLossAndGradient)->Arg(32)->Arg(256);
+
+} // namespace
+
+BENCHMARK_MAIN();

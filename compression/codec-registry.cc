@@ -1,0 +1,159 @@
+#include "compression/codec.h"
+#include "compression/internal/codecs.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fedran
+{
+
+namespace
+{
+
+struct CodecEntry
+{
+    std::string_view name;
+    uint16_t id; ///< written into every frame: never renumber or reuse one, only append
+    internal::CodecFactory factory;
+};
+
+// The registry: one line per codec.
+constexpr CodecEntry kCodecs[] = {
+    {"none", 1, &internal::MakeNoneCodec},
+    {"fp16", 2, &internal::MakeFp16Codec},
+};
+
+constexpr bool
+EntriesAreUnique()
+{
+    for (size_t i = 0; i < std::size(kCodecs); ++i)
+    {
+        for (size_t j = i + 1; j < std::size(kCodecs); ++j)
+        {
+            if (kCodecs[i].name == kCodecs[j].name || kCodecs[i].id == kCodecs[j].id)
+            {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static_assert(EntriesAreUnique(), "codec names and wire ids must be unique");
+
+std::string
+JoinPath(std::string_view path, std::string_view key)
+{
+    return path.empty() ? std::string(key) : std::string(path) + "." + std::string(key);
+}
+
+std::string
+KnownNames()
+{
+    std::string names;
+    for (const CodecEntry& entry : kCodecs)
+    {
+        names += (names.empty() ? "" : ", ") + std::string(entry.name);
+    }
+    return names;
+}
+
+} // namespace
+
+namespace internal
+{
+
+CodecArgs::CodecArgs(std::string_view name,
+                     uint16_t id,
+                     const nlohmann::json& spec,
+                     const std::string& path)
+    : m_name(name)
+    , m_id(id)
+    , m_spec(spec)
+    , m_path(path)
+{
+}
+
+const nlohmann::json*
+CodecArgs::Take(const std::string& key)
+{
+    m_taken.insert(key);
+    const auto it = m_spec.find(key);
+    return it == m_spec.end() ? nullptr : &*it;
+}
+
+std::string
+CodecArgs::PathOf(std::string_view key) const
+{
+    return JoinPath(m_path, key);
+}
+
+void
+CodecArgs::Fail(std::string_view key, const std::string& message) const
+{
+    throw CodecConfigError(PathOf(key) + ": " + message);
+}
+
+void
+CodecArgs::RejectUnknownKeys() const
+{
+    for (const auto& item : m_spec.items())
+    {
+        if (item.key() != "type" && !m_taken.contains(item.key()))
+        {
+            Fail(item.key(), "unknown key for codec '" + std::string(m_name) + "'");
+        }
+    }
+}
+
+} // namespace internal
+
+std::unique_ptr<Codec>
+MakeCodec(const nlohmann::json& spec, const std::string& path)
+{
+    if (!spec.is_object())
+    {
+        throw CodecConfigError((path.empty() ? "codec" : path)
+                               + ": codec spec must be an object with a \"type\", got "
+                               + spec.type_name());
+    }
+    const auto type = spec.find("type");
+    if (type == spec.end())
+    {
+        throw CodecConfigError(JoinPath(path, "type") + ": missing (known: " + KnownNames() + ")");
+    }
+    if (!type->is_string())
+    {
+        throw CodecConfigError(JoinPath(path, "type") + ": must be a string, got "
+                               + type->type_name());
+    }
+    const auto& name = type->get_ref<const std::string&>();
+    for (const CodecEntry& entry : kCodecs)
+    {
+        if (entry.name == name)
+        {
+            internal::CodecArgs args(entry.name, entry.id, spec, path);
+            auto codec = entry.factory(args);
+            args.RejectUnknownKeys();
+            return codec;
+        }
+    }
+    throw CodecConfigError(JoinPath(path, "type") + ": unknown codec '" + name
+                           + "' (known: " + KnownNames() + ")");
+}
+
+std::vector<std::string>
+CodecTypeNames()
+{
+    std::vector<std::string> names;
+    for (const CodecEntry& entry : kCodecs)
+    {
+        names.emplace_back(entry.name);
+    }
+    return names;
+}
+
+} // namespace fedran

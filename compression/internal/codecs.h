@@ -1,0 +1,97 @@
+#ifndef FEDRAN_COMPRESSION_INTERNAL_CODECS_H
+#define FEDRAN_COMPRESSION_INTERNAL_CODECS_H
+
+// What a codec implementation needs to plug into the registry, and every codec's factory.
+// To add a codec: write <name>-codec.cc defining Make<Name>Codec, declare it below, and add
+// one line to the table in codec-registry.cc.
+
+#include "compression/codec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace fedran::internal
+{
+
+/**
+ * A codec spec on its way to a factory: the registry entry it matched, the JSON object and
+ * its path. A factory reads its parameters with Take(); once it returns, the registry rejects
+ * every key nobody took, so a misspelt parameter never silently falls back to a default.
+ */
+class CodecArgs
+{
+  public:
+    CodecArgs(std::string_view name,
+              uint16_t id,
+              const nlohmann::json& spec,
+              const std::string& path);
+
+    std::string_view Name() const
+    {
+        return m_name;
+    }
+
+    uint16_t Id() const
+    {
+        return m_id;
+    }
+
+    /// The value of `key`, or nullptr if the spec has none; either way `key` counts as known.
+    const nlohmann::json* Take(const std::string& key);
+
+    /// "<path>.<key>", for error messages.
+    std::string PathOf(std::string_view key) const;
+
+    /// Throws CodecConfigError "<path>.<key>: <message>".
+    [[noreturn]] void Fail(std::string_view key, const std::string& message) const;
+
+    /// Throws CodecConfigError naming the first key of the spec that no Take() asked for.
+    void RejectUnknownKeys() const;
+
+  private:
+    std::string_view m_name;
+    uint16_t m_id;
+    const nlohmann::json& m_spec;
+    const std::string& m_path;
+    std::set<std::string, std::less<>> m_taken;
+};
+
+/// Base of every registered codec: Name() and Id() come from the registry table, so the wire
+/// id is written down in exactly one place.
+class RegisteredCodec : public Codec
+{
+  public:
+    explicit RegisteredCodec(const CodecArgs& args)
+        : m_name(args.Name())
+        , m_id(args.Id())
+    {
+    }
+
+    std::string_view Name() const final
+    {
+        return m_name;
+    }
+
+    uint16_t Id() const final
+    {
+        return m_id;
+    }
+
+  private:
+    std::string_view m_name; ///< points into the static registry table
+    uint16_t m_id;
+};
+
+using CodecFactory = std::unique_ptr<Codec> (*)(CodecArgs& args);
+
+std::unique_ptr<Codec> MakeNoneCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeFp16Codec(CodecArgs& args);
+
+} // namespace fedran::internal
+
+#endif

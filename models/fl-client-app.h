@@ -1,0 +1,74 @@
+#ifndef FEDRAN_MODELS_FL_CLIENT_APP_H
+#define FEDRAN_MODELS_FL_CLIENT_APP_H
+
+#include "compression/codec.h"
+#include "models/fl-trace-records.h"
+#include "models/learning/federated-task.h"
+#include "models/message-transport.h"
+
+#include <ns3/address.h>
+#include <ns3/application.h>
+#include <ns3/event-id.h>
+#include <ns3/traced-callback.h>
+
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * A federated-learning client (a cell site with compute and a backhaul link).
+ *
+ * It connects to the server and announces itself. For each global model it receives it
+ * decodes the model, trains on its own slice of the data for real, encodes the update with
+ * the uplink codec, waits the simulated compute time (examples processed / SamplesPerSecond),
+ * and sends the encoded frame.
+ */
+class FlClientApp : public Application
+{
+  public:
+    static TypeId GetTypeId();
+
+    FlClientApp();
+    ~FlClientApp() override;
+
+    /// The learning problem; must be set (after ClientId) before the application starts.
+    void SetTask(std::shared_ptr<const fedran::FederatedTask> task);
+
+    typedef void (*ModelReceivedCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
+    typedef void (*UpdateSentCallback)(const UpdateSentRecord& record);
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+    void DoDispose() override;
+
+    void HandleConnected(Ptr<MessageChannel> channel);
+    void HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame);
+    void HandleChannelError(Ptr<MessageChannel> channel, const std::string& why);
+    void TrainAndSchedule(const fedran::Frame& frame);
+    void SendUpdate(std::vector<uint8_t> frame, UpdateSentRecord record);
+
+    // Attributes
+    uint32_t m_clientId;
+    Address m_server;
+    double m_samplesPerSecond;
+    Ptr<MessageTransport> m_transport;
+
+    std::shared_ptr<const fedran::FederatedTask> m_task;
+    std::unique_ptr<fedran::Codec> m_modelDecoder;
+    std::unique_ptr<fedran::Codec> m_updateEncoder;
+    fedran::Rng m_trainRng;
+    fedran::Rng m_codecRng;
+    std::vector<float> m_model;
+    Ptr<MessageChannel> m_channel;
+    EventId m_sendEvent;
+
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_modelReceivedTrace;
+    TracedCallback<const UpdateSentRecord&> m_updateSentTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,362 @@
+#include "models/fl-server-app.h"
+
+#include <ns3/log.h>
+#include <ns3/pointer.h>
+#include <ns3/simulator.h>
+#include <ns3/uinteger.h>
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlServerApp");
+NS_OBJECT_ENSURE_REGISTERED(FlServerApp);
+
+TypeId
+FlServerApp::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlServerApp")
+            .SetParent<Application>()
+            .SetGroupName("Fedran")
+            .AddConstructor<FlServerApp>()
+            .AddAttribute("Port",
+                          "Port the server listens on.",
+                          UintegerValue(7000),
+                          MakeUintegerAccessor(&FlServerApp::m_port),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("Rounds",
+                          "Number of training rounds.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&FlServerApp::m_rounds),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ClientsPerRound",
+                          "Clients sampled per round (fewer if fewer are idle).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&FlServerApp::m_clientsPerRound),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ExpectedClients",
+                          "Clients that will join; the first round starts when all have.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&FlServerApp::m_expectedClients),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Deadline",
+                          "Time from a round's start after which missing updates are late.",
+                          TimeValue(Seconds(60)),
+                          MakeTimeAccessor(&FlServerApp::m_deadline),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("JoinTimeout",
+                          "Start the first round with whoever joined by then.",
+                          TimeValue(Seconds(30)),
+                          MakeTimeAccessor(&FlServerApp::m_joinTimeout),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("Transport",
+                          "How messages cross the network.",
+                          PointerValue(),
+                          MakePointerAccessor(&FlServerApp::m_transport),
+                          MakePointerChecker<MessageTransport>())
+            .AddTraceSource("RoundStarted",
+                            "A round started; the clients selected for it.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_roundStartedTrace),
+                            "ns3::FlServerApp::RoundStartedCallback")
+            .AddTraceSource("ModelSent",
+                            "The global model was queued for a client.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_modelSentTrace),
+                            "ns3::FlServerApp::ModelSentCallback")
+            .AddTraceSource("UpdateArrival",
+                            "An update arrived (accepted or late) or a client failed.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_updateArrivalTrace),
+                            "ns3::FlServerApp::UpdateArrivalCallback")
+            .AddTraceSource("RoundEnded",
+                            "A round was aggregated and the global model evaluated.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_roundEndedTrace),
+                            "ns3::FlServerApp::RoundEndedCallback")
+            .AddTraceSource("Finished",
+                            "The last round ended.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_finishedTrace),
+                            "ns3::FlServerApp::FinishedCallback");
+    return tid;
+}
+
+FlServerApp::FlServerApp()
+    : m_port(7000),
+      m_rounds(1),
+      m_clientsPerRound(1),
+      m_expectedClients(1),
+      m_sampler(CreateObject<UniformRandomVariable>()),
+      m_round(0),
+      m_started(false)
+{
+}
+
+FlServerApp::~FlServerApp() = default;
+
+void
+FlServerApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
+{
+    m_task = std::move(task);
+    const uint64_t size = m_task->model->Layout().TotalSize();
+    m_global.assign(size, 0.0f);
+    fedran::Rng initRng(m_task->seed, fedran::kModelInitStream);
+    m_task->model->InitParams(m_global, initRng);
+    m_scratch.assign(size, 0.0f);
+    m_modelEncoder = fedran::MakeCodec(m_task->downlinkCodec, "compression.downlink");
+    m_codecRng = fedran::Rng(m_task->seed, fedran::kServerCodecStream);
+}
+
+int64_t
+FlServerApp::AssignStreams(int64_t stream)
+{
+    m_sampler->SetStream(stream);
+    return 1;
+}
+
+void
+FlServerApp::StartApplication()
+{
+    NS_ABORT_MSG_IF(!m_task, "FlServerApp: SetTask was not called");
+    NS_ABORT_MSG_IF(!m_transport, "FlServerApp: no Transport");
+    m_transport->Listen(GetNode(), m_port, MakeCallback(&FlServerApp::HandleAccept, this));
+    m_joinTimeoutEvent = Simulator::Schedule(m_joinTimeout, &FlServerApp::StartRound, this);
+}
+
+void
+FlServerApp::StopApplication()
+{
+    m_deadlineEvent.Cancel();
+    m_joinTimeoutEvent.Cancel();
+    for (auto& [id, channel] : m_clients)
+    {
+        channel->Close();
+    }
+}
+
+void
+FlServerApp::DoDispose()
+{
+    m_clients.clear();
+    m_transport = nullptr;
+    m_decoders.clear();
+    m_modelEncoder.reset();
+    m_task.reset();
+    Application::DoDispose();
+}
+
+void
+FlServerApp::HandleAccept(Ptr<MessageChannel> channel)
+{
+    channel->SetFrameCallback(MakeCallback(&FlServerApp::HandleFrame, this));
+    channel->SetErrorCallback(MakeCallback(&FlServerApp::HandleChannelError, this));
+}
+
+void
+FlServerApp::HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame)
+{
+    switch (frame.header.type)
+    {
+    case fedran::FrameType::Join:
+        HandleJoin(channel, frame);
+        break;
+    case fedran::FrameType::ClientUpdate:
+        HandleUpdate(frame);
+        break;
+    default:
+        HandleChannelError(channel, "unexpected frame type from a client");
+    }
+}
+
+void
+FlServerApp::HandleJoin(Ptr<MessageChannel> channel, const fedran::Frame& frame)
+{
+    const uint32_t client = frame.header.client;
+    if (client >= m_task->partition.size() || m_clients.count(client))
+    {
+        NS_LOG_WARN("rejecting join from unknown or duplicate client " << client);
+        channel->Close();
+        return;
+    }
+    m_clients[client] = channel;
+    if (!m_started && m_clients.size() == m_expectedClients)
+    {
+        m_joinTimeoutEvent.Cancel();
+        StartRound();
+    }
+}
+
+void
+FlServerApp::HandleUpdate(const fedran::Frame& frame)
+{
+    const uint32_t client = frame.header.client;
+    UpdateArrivalRecord record;
+    record.round = frame.header.round;
+    record.client = client;
+    record.frameBytes = fedran::kFrameHeaderSize + frame.payload.size();
+
+    if (frame.header.round != m_round || !m_pending.count(client))
+    {
+        // An update for a round that already ended: the client is free again.
+        record.fate = UpdateFate::Late;
+        m_busy.erase(client);
+        m_updateArrivalTrace(record);
+        return;
+    }
+
+    fedran::Codec& decoder = DecoderFor(client);
+    try
+    {
+        if (frame.header.codec != decoder.Id())
+        {
+            throw fedran::DecodeError("frame codec id " + std::to_string(frame.header.codec) +
+                                          " does not match the configured codec",
+                                      6);
+        }
+        if (frame.header.samples == 0)
+        {
+            throw fedran::DecodeError("update claims zero training samples", 16);
+        }
+        decoder.Decode(m_task->model->Layout(), frame.payload, m_scratch);
+        m_aggregator.Add(m_scratch, frame.header.samples);
+        record.fate = UpdateFate::Accepted;
+    }
+    catch (const fedran::DecodeError& e)
+    {
+        record.fate = UpdateFate::Failed;
+        record.reason = e.what();
+    }
+    m_updateArrivalTrace(record);
+    SettleClient(client);
+}
+
+void
+FlServerApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& why)
+{
+    for (auto it = m_clients.begin(); it != m_clients.end(); ++it)
+    {
+        if (it->second != channel)
+        {
+            continue;
+        }
+        const uint32_t client = it->first;
+        m_clients.erase(it);
+        m_busy.erase(client);
+        if (m_pending.count(client))
+        {
+            UpdateArrivalRecord record;
+            record.round = m_round;
+            record.client = client;
+            record.fate = UpdateFate::Failed;
+            record.reason = why;
+            m_updateArrivalTrace(record);
+            SettleClient(client);
+        }
+        return;
+    }
+}
+
+fedran::Codec&
+FlServerApp::DecoderFor(uint32_t client)
+{
+    auto& decoder = m_decoders[client];
+    if (!decoder)
+    {
+        decoder = fedran::MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    }
+    return *decoder;
+}
+
+std::vector<uint32_t>
+FlServerApp::SampleClients()
+{
+    std::vector<uint32_t> idle;
+    for (const auto& [id, channel] : m_clients)
+    {
+        if (!m_busy.count(id))
+        {
+            idle.push_back(id);
+        }
+    }
+    // Partial Fisher-Yates on the id-ordered list: the draw depends only on the RNG stream.
+    const size_t k = std::min<size_t>(m_clientsPerRound, idle.size());
+    for (size_t i = 0; i < k; ++i)
+    {
+        const uint32_t j = m_sampler->GetInteger(i, idle.size() - 1);
+        std::swap(idle[i], idle[j]);
+    }
+    idle.resize(k);
+    std::sort(idle.begin(), idle.end());
+    return idle;
+}
+
+void
+FlServerApp::StartRound()
+{
+    m_started = true;
+    ++m_round;
+    m_roundStart = Simulator::Now();
+    m_selected = SampleClients();
+    m_pending = std::set<uint32_t>(m_selected.begin(), m_selected.end());
+    m_aggregator.Reset(m_global.size());
+    m_roundStartedTrace(m_round, m_selected);
+
+    std::vector<uint8_t> payload;
+    m_modelEncoder->Encode(m_task->model->Layout(), m_global, m_codecRng, payload);
+    for (uint32_t client : m_selected)
+    {
+        fedran::FrameHeader header;
+        header.type = fedran::FrameType::GlobalModel;
+        header.codec = m_modelEncoder->Id();
+        header.round = m_round;
+        header.client = client;
+        std::vector<uint8_t> frame = fedran::EncodeFrame(header, payload);
+        m_modelSentTrace(m_round, client, frame.size());
+        m_clients.at(client)->Send(std::move(frame));
+    }
+    m_deadlineEvent = Simulator::Schedule(m_deadline, &FlServerApp::EndRound, this);
+    if (m_pending.empty())
+    {
+        // Nobody to wait for: the round still takes its deadline, as a real server's would.
+        NS_LOG_WARN("round " << m_round << " has no idle client");
+    }
+}
+
+void
+FlServerApp::SettleClient(uint32_t client)
+{
+    m_pending.erase(client);
+    if (m_pending.empty() && m_deadlineEvent.IsRunning())
+    {
+        m_deadlineEvent.Cancel();
+        EndRound();
+    }
+}
+
+void
+FlServerApp::EndRound()
+{
+    // Whoever has not answered is late; their update is discarded when it arrives.
+    m_busy.insert(m_pending.begin(), m_pending.end());
+    m_pending.clear();
+
+    m_aggregator.ApplyTo(m_global);
+    const fedran::Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
+
+    RoundRecord record;
+    record.round = m_round;
+    record.startS = m_roundStart.GetSeconds();
+    record.endS = Simulator::Now().GetSeconds();
+    record.selected = m_selected;
+    record.participants = static_cast<uint32_t>(m_aggregator.Count());
+    record.testAccuracy = eval.accuracy;
+    record.testLoss = eval.loss;
+    m_roundEndedTrace(record);
+
+    if (m_round >= m_rounds)
+    {
+        m_finishedTrace();
+        return;
+    }
+    StartRound();
+}
+
+} // namespace ns3

@@ -1,0 +1,112 @@
+#ifndef FEDRAN_MODELS_FL_SERVER_APP_H
+#define FEDRAN_MODELS_FL_SERVER_APP_H
+
+#include "compression/codec.h"
+#include "models/fl-trace-records.h"
+#include "models/learning/fedavg-aggregator.h"
+#include "models/learning/federated-task.h"
+#include "models/message-transport.h"
+
+#include <ns3/application.h>
+#include <ns3/event-id.h>
+#include <ns3/nstime.h>
+#include <ns3/random-variable-stream.h>
+#include <ns3/traced-callback.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * The federated-learning server: runs synchronous FedAvg rounds over MessageChannels.
+ *
+ * Each round it samples ClientsPerRound idle clients, sends each the encoded global model,
+ * and aggregates the updates that arrive before Deadline. A client whose update is still
+ * outstanding when a round ends is "late": it is not selected again until that update has
+ * arrived (and been discarded), since a real server would not queue work behind it.
+ */
+class FlServerApp : public Application
+{
+  public:
+    static TypeId GetTypeId();
+
+    FlServerApp();
+    ~FlServerApp() override;
+
+    /// The learning problem; must be set before the application starts.
+    void SetTask(std::shared_ptr<const fedran::FederatedTask> task);
+
+    const std::vector<float>& GetGlobalParams() const
+    {
+        return m_global;
+    }
+
+    int64_t AssignStreams(int64_t stream);
+
+    typedef void (*RoundStartedCallback)(uint32_t round, const std::vector<uint32_t>& selected);
+    typedef void (*ModelSentCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
+    typedef void (*UpdateArrivalCallback)(const UpdateArrivalRecord& record);
+    typedef void (*RoundEndedCallback)(const RoundRecord& record);
+    typedef void (*FinishedCallback)();
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+    void DoDispose() override;
+
+    void HandleAccept(Ptr<MessageChannel> channel);
+    void HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame);
+    void HandleChannelError(Ptr<MessageChannel> channel, const std::string& why);
+    void HandleJoin(Ptr<MessageChannel> channel, const fedran::Frame& frame);
+    void HandleUpdate(const fedran::Frame& frame);
+
+    void StartRound();
+    void EndRound();
+    std::vector<uint32_t> SampleClients();
+    /// Marks a selected client as answered (or failed) and ends the round when none remain.
+    void SettleClient(uint32_t client);
+    fedran::Codec& DecoderFor(uint32_t client);
+
+    // Attributes
+    uint16_t m_port;
+    uint32_t m_rounds;
+    uint32_t m_clientsPerRound;
+    uint32_t m_expectedClients;
+    Time m_deadline;
+    Time m_joinTimeout;
+    Ptr<MessageTransport> m_transport;
+
+    std::shared_ptr<const fedran::FederatedTask> m_task;
+    Ptr<UniformRandomVariable> m_sampler;
+    std::unique_ptr<fedran::Codec> m_modelEncoder;
+    std::map<uint32_t, std::unique_ptr<fedran::Codec>> m_decoders;
+    fedran::Rng m_codecRng;
+
+    std::map<uint32_t, Ptr<MessageChannel>> m_clients; ///< joined clients by id
+    std::set<uint32_t> m_busy;    ///< clients whose update for an earlier round is outstanding
+    std::set<uint32_t> m_pending; ///< selected this round, not answered yet
+    std::vector<uint32_t> m_selected;
+
+    std::vector<float> m_global;
+    std::vector<float> m_scratch;
+    fedran::FedAvgAggregator m_aggregator;
+    uint32_t m_round; ///< current round, 1-based; 0 before the first
+    Time m_roundStart;
+    bool m_started;
+    EventId m_deadlineEvent;
+    EventId m_joinTimeoutEvent;
+
+    TracedCallback<uint32_t, const std::vector<uint32_t>&> m_roundStartedTrace;
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_modelSentTrace;
+    TracedCallback<const UpdateArrivalRecord&> m_updateArrivalTrace;
+    TracedCallback<const RoundRecord&> m_roundEndedTrace;
+    TracedCallback<> m_finishedTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,57 @@
+#ifndef FEDRAN_MODELS_FL_TRACE_RECORDS_H
+#define FEDRAN_MODELS_FL_TRACE_RECORDS_H
+
+// What the FL applications report through their trace sources. Plain structs, so that a trace
+// sink (the stats collector, a test, a user's script) gets every field by name.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// A client has encoded its update and starts handing it to the network.
+struct UpdateSentRecord
+{
+    uint32_t round = 0;
+    uint32_t client = 0;
+    uint64_t rawBytes = 0;   ///< the update as float32, before compression
+    uint64_t frameBytes = 0; ///< the encoded frame (header + codec payload) put on the channel
+    double computeS = 0.0;   ///< simulated local training time
+    double trainLoss = 0.0;  ///< mean minibatch loss of the local training
+    std::string codec;
+};
+
+/// Why the server did not use an update it received (or expected).
+enum class UpdateFate
+{
+    Accepted, ///< arrived before the deadline and decoded
+    Late,     ///< arrived after its round had ended: recorded, discarded
+    Failed,   ///< bad frame, decode error or broken connection
+};
+
+struct UpdateArrivalRecord
+{
+    uint32_t round = 0;
+    uint32_t client = 0;
+    uint64_t frameBytes = 0;
+    UpdateFate fate = UpdateFate::Accepted;
+    std::string reason; ///< for Failed
+};
+
+/// The server closed a round: aggregated, updated and evaluated the global model.
+struct RoundRecord
+{
+    uint32_t round = 0;
+    double startS = 0.0;
+    double endS = 0.0;
+    std::vector<uint32_t> selected;
+    uint32_t participants = 0; ///< updates aggregated
+    double testAccuracy = 0.0;
+    double testLoss = 0.0;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,45 @@
+#ifndef FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
+#define FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
+
+#include "models/learning/dataset.h"
+#include "models/learning/local-trainer.h"
+#include "models/learning/model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace fedran
+{
+
+/// Rng stream numbers: each purpose (and each client) draws from its own stream of the run
+/// seed, so adding a client or a codec never shifts anybody else's random numbers.
+enum RngStream : uint64_t
+{
+    kPartitionStream = 1,
+    kModelInitStream = 2,
+    kServerCodecStream = 3,
+    kClientTrainStreamBase = 1ull << 32,
+    kClientCodecStreamBase = 2ull << 32,
+};
+
+/**
+ * Everything about the learning problem that the server and every client share, read-only:
+ * the model, the data (held once), each client's slice of it, and how to train and encode.
+ */
+struct FederatedTask
+{
+    uint64_t seed = 1;
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<const TrainTestData> data;
+    std::vector<std::vector<uint32_t>> partition; ///< per client: indices into data->train
+    TrainingConfig training;
+    nlohmann::json uplinkCodec;   ///< codec spec, built per client with MakeCodec
+    nlohmann::json downlinkCodec;
+};
+
+} // namespace fedran
+
+#endif

@@ -1,0 +1,55 @@
+#ifndef FEDRAN_MODELS_LEARNING_MODEL_H
+#define FEDRAN_MODELS_LEARNING_MODEL_H
+
+#include "compression/codec.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace fedran
+{
+
+struct Dataset;
+
+/// Loss and accuracy of a model on a set of examples.
+struct Evaluation
+{
+    double loss = 0.0;
+    double accuracy = 0.0;
+};
+
+/**
+ * A differentiable classifier whose parameters are one flat float vector laid out by
+ * Layout(). Implementations are stateless with respect to parameters, so one Model object
+ * serves every client, and thread-safe for concurrent calls on different buffers.
+ */
+class Model
+{
+  public:
+    virtual ~Model() = default;
+
+    virtual const TensorLayout& Layout() const = 0;
+
+    /// Writes initial parameters (Layout().TotalSize() floats).
+    virtual void InitParams(std::span<float> params, Rng& rng) const = 0;
+
+    /**
+     * Mean cross-entropy over the n examples `rows` of `data`; writes its gradient with
+     * respect to the parameters into `grad` (overwritten, same size as params).
+     */
+    virtual double LossAndGradient(std::span<const float> params,
+                                   const Dataset& data,
+                                   std::span<const uint32_t> rows,
+                                   std::span<float> grad) const = 0;
+
+    /// Loss and accuracy over every example of `data`.
+    virtual Evaluation Evaluate(std::span<const float> params, const Dataset& data) const = 0;
+};
+
+/// Builds the model a scenario's "model" object names; features/classes come from the data.
+std::unique_ptr<Model> MakeModel(const std::string& type, uint32_t features, uint32_t classes);
+
+} // namespace fedran
+
+#endif

@@ -1,0 +1,203 @@
+#include "models/learning/partition.h"
+
+#include "models/learning/dataset.h"
+#include "models/learning/shuffle.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace fedran
+{
+
+namespace
+{
+
+void
+CheckSizes(const char* function, size_t examples, uint32_t clients)
+{
+    if (clients == 0)
+    {
+        throw std::invalid_argument(std::string(function) + ": clients must be > 0");
+    }
+    if (examples > std::numeric_limits<uint32_t>::max())
+    {
+        throw std::invalid_argument(std::string(function) + ": " + std::to_string(examples) +
+                                    " examples do not fit uint32_t indices");
+    }
+}
+
+void
+SortEach(std::vector<std::vector<uint32_t>>& parts)
+{
+    for (auto& part : parts)
+    {
+        std::sort(part.begin(), part.end());
+    }
+}
+
+/**
+ * Fills `weights` with one class's unnormalised Dir(alpha) proportions, zeroing the clients
+ * that are already full, and returns their sum (> 0).
+ */
+double
+DrawClassProportions(const std::vector<std::vector<uint32_t>>& parts,
+                     double capacity,
+                     double alpha,
+                     Rng& rng,
+                     std::vector<double>& weights)
+{
+    const size_t clients = parts.size();
+    size_t eligible = 0;
+    double sum = 0.0;
+    for (size_t j = 0; j < clients; ++j)
+    {
+        // Draw for every client, full or not, so the stream position does not depend on sizes.
+        const double g = rng.Gamma(alpha);
+        const bool open = static_cast<double>(parts[j].size()) < capacity;
+        weights[j] = open ? g : 0.0;
+        eligible += open ? 1 : 0;
+        sum += weights[j];
+    }
+    if (sum > 0.0 && std::isfinite(sum))
+    {
+        return sum;
+    }
+    // Every open client's Gamma draw underflowed to 0 (alpha far below 1), or none is open
+    // (only possible for an empty class). Dir(alpha) tends to a one-hot vector on a uniformly
+    // chosen client as alpha -> 0, so use that limit.
+    const bool anyOpen = eligible > 0;
+    uint64_t pick = rng.UniformInt(anyOpen ? eligible : clients);
+    for (size_t j = 0; j < clients; ++j)
+    {
+        const bool candidate = !anyOpen || static_cast<double>(parts[j].size()) < capacity;
+        weights[j] = 0.0;
+        if (candidate && pick-- == 0)
+        {
+            weights[j] = 1.0;
+        }
+    }
+    return 1.0;
+}
+
+} // namespace
+
+std::vector<std::vector<uint32_t>>
+PartitionIid(size_t examples, uint32_t clients, Rng& rng)
+{
+    CheckSizes("PartitionIid", examples, clients);
+    std::vector<uint32_t> order(examples);
+    std::iota(order.begin(), order.end(), 0u);
+    Shuffle(std::span<uint32_t>(order), rng);
+
+    std::vector<std::vector<uint32_t>> parts(clients);
+    const size_t base = examples / clients;
+    const size_t extra = examples % clients;
+    auto next = order.begin();
+    for (uint32_t c = 0; c < clients; ++c)
+    {
+        const auto size = static_cast<std::ptrdiff_t>(base + (c < extra ? 1 : 0));
+        parts[c].assign(next, next + size);
+        next += size;
+    }
+    SortEach(parts);
+    return parts;
+}
+
+std::vector<std::vector<uint32_t>>
+PartitionDirichlet(std::span<const uint8_t> labels,
+                   uint32_t classes,
+                   uint32_t clients,
+                   double alpha,
+                   uint32_t minSamples,
+                   Rng& rng)
+{
+    CheckSizes("PartitionDirichlet", labels.size(), clients);
+    if (!(alpha > 0.0) || !std::isfinite(alpha))
+    {
+        throw std::invalid_argument("PartitionDirichlet: alpha must be positive and finite, got " +
+                                    std::to_string(alpha));
+    }
+    const size_t examples = labels.size();
+    if (uint64_t{minSamples} * clients > examples)
+    {
+        throw DataError("Dirichlet partition: " + std::to_string(examples) +
+                        " examples cannot give each of " + std::to_string(clients) +
+                        " clients at least " + std::to_string(minSamples) +
+                        "; lower min_samples or use fewer clients");
+    }
+
+    std::vector<std::vector<uint32_t>> byClass(classes);
+    for (size_t i = 0; i < examples; ++i)
+    {
+        if (labels[i] >= classes)
+        {
+            throw DataError("Dirichlet partition: example " + std::to_string(i) + " has label " +
+                            std::to_string(labels[i]) + " but the dataset declares " +
+                            std::to_string(classes) + " classes");
+        }
+        byClass[labels[i]].push_back(static_cast<uint32_t>(i));
+    }
+
+    // NIID-Bench stops feeding a client once it holds an equal share, which keeps client sizes
+    // from being as extreme as the raw Dirichlet draws would make them.
+    const double capacity = static_cast<double>(examples) / clients;
+    std::vector<std::vector<uint32_t>> parts(clients);
+    std::vector<double> weights(clients);
+    size_t bestSmallest = 0;
+    for (uint32_t attempt = 0; attempt < kDirichletMaxTries; ++attempt)
+    {
+        for (auto& part : parts)
+        {
+            part.clear();
+        }
+        for (auto& members : byClass)
+        {
+            Shuffle(std::span<uint32_t>(members), rng);
+            const double sum = DrawClassProportions(parts, capacity, alpha, rng, weights);
+            const size_t n = members.size();
+            size_t begin = 0;
+            double cumulative = 0.0;
+            for (uint32_t j = 0; j < clients; ++j)
+            {
+                size_t end = n;
+                if (j + 1 < clients)
+                {
+                    // Truncating cut points as NIID-Bench's astype(int) does.
+                    cumulative += weights[j];
+                    const double cut = cumulative / sum * static_cast<double>(n);
+                    end = std::clamp(static_cast<size_t>(cut), begin, n);
+                }
+                parts[j].insert(parts[j].end(),
+                                members.begin() + static_cast<std::ptrdiff_t>(begin),
+                                members.begin() + static_cast<std::ptrdiff_t>(end));
+                begin = end;
+            }
+        }
+        size_t smallest = examples;
+        for (const auto& part : parts)
+        {
+            smallest = std::min(smallest, part.size());
+        }
+        if (smallest >= minSamples)
+        {
+            SortEach(parts);
+            return parts;
+        }
+        bestSmallest = std::max(bestSmallest, smallest);
+    }
+
+    std::ostringstream message;
+    message << "Dirichlet partition (alpha=" << alpha << ") of " << examples << " examples over "
+            << clients << " clients: no draw in " << kDirichletMaxTries
+            << " tries gave every client at least " << minSamples
+            << " examples (the best gave its smallest client " << bestSmallest
+            << "); raise alpha, lower min_samples or use fewer clients";
+    throw DataError(message.str());
+}
+
+} // namespace fedran

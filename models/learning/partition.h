@@ -1,0 +1,49 @@
+#ifndef FEDRAN_MODELS_LEARNING_PARTITION_H
+#define FEDRAN_MODELS_LEARNING_PARTITION_H
+
+// Splitting one shared Dataset among FL clients. A client's data is the list of its example
+// indices into the shared Dataset (a view), never a copy of the examples.
+
+#include "compression/rng.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace fedran
+{
+
+/**
+ * IID split: shuffles 0..examples-1 and cuts it into `clients` near-equal parts (sizes differ
+ * by at most one; the first examples % clients clients get the extra example). Each client's
+ * indices are returned in ascending order. Throws std::invalid_argument if clients == 0 or
+ * examples does not fit in uint32_t.
+ */
+std::vector<std::vector<uint32_t>> PartitionIid(size_t examples, uint32_t clients, Rng& rng);
+
+/**
+ * Label-skewed split following the NIID-Bench convention (Li et al., ICDE 2022; FedLab's
+ * hetero_dir_partition does the same): for each class in turn, its shuffled examples are
+ * divided among the clients by proportions p ~ Dir(alpha) (drawn as normalised Gamma(alpha)
+ * variates), except that a client already holding examples / clients examples gets no more.
+ * Small alpha gives each client few classes; large alpha approaches the IID label mix.
+ *
+ * The whole draw is repeated until every client holds at least `minSamples` examples; after
+ * a bounded number of tries, or at once if examples < clients * minSamples, it throws a
+ * DataError that says what to change. Labels >= classes throw DataError; clients == 0 or a
+ * non-positive/non-finite alpha throw std::invalid_argument. Indices come back ascending.
+ */
+std::vector<std::vector<uint32_t>> PartitionDirichlet(std::span<const uint8_t> labels,
+                                                      uint32_t classes,
+                                                      uint32_t clients,
+                                                      double alpha,
+                                                      uint32_t minSamples,
+                                                      Rng& rng);
+
+/// How many whole redraws PartitionDirichlet makes before giving up on minSamples.
+constexpr uint32_t kDirichletMaxTries = 1000;
+
+} // namespace fedran
+
+#endif

@@ -1,0 +1,30 @@
+#ifndef FEDRAN_MODELS_LINKS_POINT_TO_POINT_LINK_H
+#define FEDRAN_MODELS_LINKS_POINT_TO_POINT_LINK_H
+
+#include "models/links/backhaul-link.h"
+
+#include <ns3/error-model.h>
+
+namespace ns3
+{
+
+/**
+ * "p2p": a fixed-rate point-to-point link (ns-3 PointToPointNetDevice, DropTail queue) with a
+ * propagation delay and independent packet loss in both directions (RateErrorModel on each
+ * receiving device).
+ */
+class PointToPointLink : public BackhaulLink
+{
+  public:
+    NetDeviceContainer Install(Ptr<Node> client,
+                               Ptr<Node> router,
+                               const fedran::LinkConfig& config) override;
+    int64_t AssignStreams(int64_t stream) override;
+
+  private:
+    std::vector<Ptr<RateErrorModel>> m_errorModels;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,70 @@
+#ifndef FEDRAN_MODELS_MESSAGE_TRANSPORT_H
+#define FEDRAN_MODELS_MESSAGE_TRANSPORT_H
+
+// The one narrow interface through which FL messages cross the network. The applications only
+// see "connect / accept a channel, send a frame's bytes, get whole frames back"; how the bytes
+// travel (ns-3 TCP sockets today, a flow-level model later) lives behind it.
+
+#include "models/protocol/update-frame.h"
+
+#include <ns3/address.h>
+#include <ns3/callback.h>
+#include <ns3/node.h>
+#include <ns3/object.h>
+#include <ns3/ptr.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// A bidirectional, reliable, ordered channel carrying fedran frames between two endpoints.
+class MessageChannel : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    /// Called for every complete frame received on the channel.
+    typedef Callback<void, Ptr<MessageChannel>, const fedran::Frame&> FrameCallback;
+    /// Called once when the channel fails (bad frame, connection error) or the peer closes.
+    typedef Callback<void, Ptr<MessageChannel>, const std::string&> ErrorCallback;
+
+    /// Queues a whole message (an encoded frame) for sending; returns at once.
+    virtual void Send(std::vector<uint8_t> message) = 0;
+
+    /// Stops sending and receiving. Queued bytes not yet handed to the network are dropped.
+    virtual void Close() = 0;
+
+    void SetFrameCallback(FrameCallback cb);
+    void SetErrorCallback(ErrorCallback cb);
+
+  protected:
+    void DoDispose() override;
+    void NotifyFrame(const fedran::Frame& frame);
+    void NotifyError(const std::string& why);
+
+  private:
+    FrameCallback m_frameCallback;
+    ErrorCallback m_errorCallback;
+};
+
+/// Makes channels between nodes: the server listens, each client connects.
+class MessageTransport : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    typedef Callback<void, Ptr<MessageChannel>> ChannelCallback;
+
+    /// Accepts channels on `node`; `onAccept` runs for each new one.
+    virtual void Listen(Ptr<Node> node, uint16_t port, ChannelCallback onAccept) = 0;
+
+    /// Opens a channel from `node` to `server`; `onConnected` runs when it can carry data.
+    virtual void Connect(Ptr<Node> node, const Address& server, ChannelCallback onConnected) = 0;
+};
+
+} // namespace ns3
+
+#endif

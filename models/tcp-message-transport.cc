@@ -1,0 +1,252 @@
+#include "models/tcp-message-transport.h"
+
+#include <ns3/log.h>
+#include <ns3/packet.h>
+#include <ns3/tcp-socket-factory.h>
+#include <ns3/inet-socket-address.h>
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TcpMessageTransport");
+NS_OBJECT_ENSURE_REGISTERED(TcpMessageChannel);
+NS_OBJECT_ENSURE_REGISTERED(TcpMessageTransport);
+
+TypeId
+TcpMessageChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TcpMessageChannel")
+                            .SetParent<MessageChannel>()
+                            .SetGroupName("Fedran")
+                            .AddConstructor<TcpMessageChannel>();
+    return tid;
+}
+
+void
+TcpMessageChannel::Attach(Ptr<Socket> socket)
+{
+    m_socket = socket;
+    m_socket->SetRecvCallback(MakeCallback(&TcpMessageChannel::HandleRead, this));
+    m_socket->SetSendCallback(MakeCallback(&TcpMessageChannel::HandleSendSpace, this));
+    m_socket->SetCloseCallbacks(MakeCallback(&TcpMessageChannel::HandlePeerClose, this),
+                                MakeCallback(&TcpMessageChannel::HandlePeerError, this));
+}
+
+void
+TcpMessageChannel::Send(std::vector<uint8_t> message)
+{
+    if (m_closed || message.empty())
+    {
+        return;
+    }
+    m_queue.push_back(std::move(message));
+    TrySend();
+}
+
+void
+TcpMessageChannel::TrySend()
+{
+    while (!m_closed && !m_queue.empty())
+    {
+        uint32_t available = m_socket->GetTxAvailable();
+        if (available == 0)
+        {
+            return; // HandleSendSpace resumes when TCP frees buffer space
+        }
+        const std::vector<uint8_t>& front = m_queue.front();
+        uint32_t chunk = static_cast<uint32_t>(
+            std::min<size_t>(available, front.size() - m_frontSent));
+        Ptr<Packet> packet = Create<Packet>(front.data() + m_frontSent, chunk);
+        int sent = m_socket->Send(packet);
+        if (sent <= 0)
+        {
+            return;
+        }
+        m_frontSent += static_cast<size_t>(sent);
+        if (m_frontSent == front.size())
+        {
+            m_queue.pop_front();
+            m_frontSent = 0;
+        }
+    }
+}
+
+void
+TcpMessageChannel::HandleSendSpace(Ptr<Socket>, uint32_t)
+{
+    TrySend();
+}
+
+void
+TcpMessageChannel::HandleRead(Ptr<Socket> socket)
+{
+    Ptr<Packet> packet;
+    while (!m_closed && (packet = socket->Recv()))
+    {
+        uint32_t size = packet->GetSize();
+        if (size == 0)
+        {
+            continue;
+        }
+        m_readBuffer.resize(size);
+        packet->CopyData(m_readBuffer.data(), size);
+        m_reassembler.Append(m_readBuffer);
+        try
+        {
+            while (auto frame = m_reassembler.Next())
+            {
+                NotifyFrame(*frame);
+                if (m_closed)
+                {
+                    return;
+                }
+            }
+        }
+        catch (const fedran::FrameError& e)
+        {
+            Fail(std::string("bad frame: ") + e.what());
+            return;
+        }
+    }
+}
+
+void
+TcpMessageChannel::HandlePeerClose(Ptr<Socket>)
+{
+    Fail("peer closed the connection");
+}
+
+void
+TcpMessageChannel::HandlePeerError(Ptr<Socket>)
+{
+    Fail("connection error");
+}
+
+void
+TcpMessageChannel::Fail(const std::string& why)
+{
+    if (m_closed)
+    {
+        return;
+    }
+    NS_LOG_INFO("channel failed: " << why);
+    Close();
+    NotifyError(why);
+}
+
+void
+TcpMessageChannel::Close()
+{
+    if (m_closed)
+    {
+        return;
+    }
+    m_closed = true;
+    m_queue.clear();
+    if (m_socket)
+    {
+        m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        m_socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
+        m_socket->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(),
+                                    MakeNullCallback<void, Ptr<Socket>>());
+        m_socket->Close();
+    }
+}
+
+void
+TcpMessageChannel::DoDispose()
+{
+    Close();
+    m_socket = nullptr;
+    MessageChannel::DoDispose();
+}
+
+TypeId
+TcpMessageTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TcpMessageTransport")
+                            .SetParent<MessageTransport>()
+                            .SetGroupName("Fedran")
+                            .AddConstructor<TcpMessageTransport>();
+    return tid;
+}
+
+void
+TcpMessageTransport::Listen(Ptr<Node> node, uint16_t port, ChannelCallback onAccept)
+{
+    Ptr<Socket> socket = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
+    if (socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0 ||
+        socket->Listen() != 0)
+    {
+        NS_FATAL_ERROR("cannot listen on port " << port);
+    }
+    m_onAccept[node->GetId()] = onAccept;
+    socket->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                              MakeCallback(&TcpMessageTransport::HandleAccept, this));
+    m_listeners.push_back(socket);
+}
+
+void
+TcpMessageTransport::HandleAccept(Ptr<Socket> socket, const Address&)
+{
+    Ptr<TcpMessageChannel> channel = CreateObject<TcpMessageChannel>();
+    channel->Attach(socket);
+    m_channels.push_back(channel);
+    m_onAccept.at(socket->GetNode()->GetId())(channel);
+}
+
+void
+TcpMessageTransport::Connect(Ptr<Node> node, const Address& server, ChannelCallback onConnected)
+{
+    Ptr<Socket> socket = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
+    socket->Bind();
+    m_connecting[socket] = onConnected;
+    socket->SetConnectCallback(MakeCallback(&TcpMessageTransport::HandleConnected, this),
+                               MakeCallback(&TcpMessageTransport::HandleConnectFailed, this));
+    socket->Connect(server);
+}
+
+void
+TcpMessageTransport::HandleConnected(Ptr<Socket> socket)
+{
+    auto it = m_connecting.find(socket);
+    NS_ASSERT(it != m_connecting.end());
+    ChannelCallback onConnected = it->second;
+    m_connecting.erase(it);
+    socket->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(),
+                               MakeNullCallback<void, Ptr<Socket>>());
+    Ptr<TcpMessageChannel> channel = CreateObject<TcpMessageChannel>();
+    channel->Attach(socket);
+    m_channels.push_back(channel);
+    onConnected(channel);
+}
+
+void
+TcpMessageTransport::HandleConnectFailed(Ptr<Socket> socket)
+{
+    // The client stays unconnected; the server never sees it join and never selects it.
+    NS_LOG_WARN("connection from node " << socket->GetNode()->GetId() << " failed");
+    m_connecting.erase(socket);
+}
+
+void
+TcpMessageTransport::DoDispose()
+{
+    for (auto& s : m_listeners)
+    {
+        s->Close();
+    }
+    m_listeners.clear();
+    for (auto& channel : m_channels)
+    {
+        channel->Dispose();
+    }
+    m_channels.clear();
+    m_connecting.clear();
+    m_onAccept.clear();
+    MessageTransport::DoDispose();
+}
+
+} // namespace ns3

@@ -1,0 +1,108 @@
+#include "simulator/csv-writer.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace fedran
+{
+
+CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
+    : m_path(path),
+      m_out(path, std::ios::binary | std::ios::trunc),
+      m_columns(columns.size())
+{
+    if (!m_out)
+    {
+        throw std::runtime_error("cannot write " + path);
+    }
+    for (const auto& c : columns)
+    {
+        Cell(c);
+    }
+    EndRow();
+    Flush();
+}
+
+void
+CsvWriter::Cell(const std::string& text)
+{
+    if (m_cells > 0)
+    {
+        m_row += ',';
+    }
+    // Quote only what needs it (group names are user text).
+    if (text.find_first_of(",\"\n") != std::string::npos)
+    {
+        m_row += '"';
+        for (char c : text)
+        {
+            m_row += c;
+            if (c == '"')
+            {
+                m_row += '"';
+            }
+        }
+        m_row += '"';
+    }
+    else
+    {
+        m_row += text;
+    }
+    ++m_cells;
+}
+
+CsvWriter&
+CsvWriter::Add(const std::string& text)
+{
+    Cell(text);
+    return *this;
+}
+
+CsvWriter&
+CsvWriter::Add(uint64_t value)
+{
+    Cell(std::to_string(value));
+    return *this;
+}
+
+CsvWriter&
+CsvWriter::Add(double value, int decimals)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+    Cell(buffer);
+    return *this;
+}
+
+CsvWriter&
+CsvWriter::AddEmpty()
+{
+    Cell("");
+    return *this;
+}
+
+void
+CsvWriter::EndRow()
+{
+    if (m_cells != m_columns)
+    {
+        throw std::logic_error(m_path + ": row has " + std::to_string(m_cells) +
+                               " cells, expected " + std::to_string(m_columns));
+    }
+    m_row += '\n';
+    m_out << m_row;
+    m_row.clear();
+    m_cells = 0;
+}
+
+void
+CsvWriter::Flush()
+{
+    m_out.flush();
+    if (!m_out)
+    {
+        throw std::runtime_error("error writing " + m_path);
+    }
+}
+
+} // namespace fedran

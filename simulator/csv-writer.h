@@ -1,0 +1,44 @@
+#ifndef FEDRAN_SIMULATOR_CSV_WRITER_H
+#define FEDRAN_SIMULATOR_CSV_WRITER_H
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace fedran
+{
+
+/**
+ * A tidy CSV file: a header row, then one row per record, flushed on request so that a run
+ * in progress can be plotted. Numbers are formatted with fixed precision, never with the
+ * locale, so the same run writes the same bytes.
+ */
+class CsvWriter
+{
+  public:
+    CsvWriter(const std::string& path, const std::vector<std::string>& columns);
+
+    CsvWriter& Add(const std::string& text);
+    CsvWriter& Add(uint64_t value);
+    CsvWriter& Add(double value, int decimals);
+    /// An empty cell, for values that do not exist (e.g. an upload that never ended).
+    CsvWriter& AddEmpty();
+
+    /// Ends the row; checks that it had as many cells as there are columns.
+    void EndRow();
+    void Flush();
+
+  private:
+    void Cell(const std::string& text);
+
+    std::string m_path;
+    std::ofstream m_out;
+    size_t m_columns;
+    size_t m_cells = 0;
+    std::string m_row;
+};
+
+} // namespace fedran
+
+#endif

@@ -1,0 +1,162 @@
+#include "simulator/fl-experiment.h"
+
+#include "models/fl-client-app.h"
+#include "models/fl-server-app.h"
+#include "models/learning/idx-reader.h"
+#include "models/learning/partition.h"
+#include "models/tcp-message-transport.h"
+#include "simulator/fl-stats-collector.h"
+#include "simulator/star-topology.h"
+
+#include <ns3/config.h>
+#include <ns3/double.h>
+#include <ns3/inet-socket-address.h>
+#include <ns3/pointer.h>
+#include <ns3/rng-seed-manager.h>
+#include <ns3/simulator.h>
+#include <ns3/uinteger.h>
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+constexpr uint16_t kServerPort = 7000;
+
+/// TCP settings for backhaul bulk transfers. ns-3's defaults (536-byte segments, 128 KiB
+/// buffers) would cap a 50 Mbit/s, 30 ms path well below its rate; these match a Linux host.
+void
+ConfigureTcp()
+{
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
+}
+
+void
+StopSimulation()
+{
+    // The run ends with its last round: stragglers' uploads and TCP timers may still be
+    // scheduled, and simulating them would only add wall time.
+    Simulator::Stop();
+}
+
+} // namespace
+
+FlExperiment::FlExperiment(fedran::ScenarioConfig config)
+    : m_config(std::move(config))
+{
+}
+
+void
+FlExperiment::Prepare()
+{
+    std::shared_ptr<fedran::TrainTestData> data;
+    try
+    {
+        data = std::make_shared<fedran::TrainTestData>(fedran::LoadIdxFolder(m_config.data.path));
+    }
+    catch (const fedran::DataError& e)
+    {
+        throw fedran::DataError(std::string("data.path: ") + e.what());
+    }
+
+    m_clientGroup.clear();
+    for (uint32_t g = 0; g < m_config.groups.size(); ++g)
+    {
+        m_clientGroup.insert(m_clientGroup.end(), m_config.groups[g].count, g);
+    }
+    const uint32_t clients = static_cast<uint32_t>(m_clientGroup.size());
+
+    m_task = std::make_shared<fedran::FederatedTask>();
+    m_task->seed = m_config.seed;
+    fedran::Rng partitionRng(m_config.seed, fedran::kPartitionStream);
+    if (m_config.data.partition == "dirichlet")
+    {
+        m_task->partition = fedran::PartitionDirichlet(data->train.y,
+                                                       data->train.classes,
+                                                       clients,
+                                                       m_config.data.alpha,
+                                                       m_config.data.minSamples,
+                                                       partitionRng);
+    }
+    else
+    {
+        m_task->partition = fedran::PartitionIid(data->train.Size(), clients, partitionRng);
+    }
+    m_task->model = fedran::MakeModel(m_config.modelType, data->train.features, data->train.classes);
+    m_task->data = std::move(data);
+    m_task->training.localEpochs = m_config.training.localEpochs;
+    m_task->training.batchSize = m_config.training.batchSize;
+    m_task->training.lr = m_config.training.lr;
+    m_task->uplinkCodec = m_config.uplinkCodec;
+    m_task->downlinkCodec = m_config.downlinkCodec;
+}
+
+RunTotals
+FlExperiment::Run(const std::string& outDir, RoundObserver observer)
+{
+    if (!m_task)
+    {
+        Prepare();
+    }
+    ConfigureTcp();
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(m_config.seed);
+
+    StarTopology topology(m_config, m_clientGroup);
+    Ptr<MessageTransport> transport = CreateObject<TcpMessageTransport>();
+
+    Ptr<FlServerApp> server = CreateObject<FlServerApp>();
+    server->SetAttribute("Port", UintegerValue(kServerPort));
+    server->SetAttribute("Rounds", UintegerValue(m_config.rounds));
+    server->SetAttribute("ClientsPerRound", UintegerValue(m_config.server.clientsPerRound));
+    server->SetAttribute("ExpectedClients", UintegerValue(m_clientGroup.size()));
+    server->SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
+    server->SetAttribute("Transport", PointerValue(transport));
+    server->SetTask(m_task);
+    topology.GetServer()->AddApplication(server);
+
+    const Address serverAddress = InetSocketAddress(topology.GetServerAddress(), kServerPort);
+    std::vector<Ptr<FlClientApp>> clients;
+    std::vector<std::string> groupNames;
+    for (uint32_t i = 0; i < m_clientGroup.size(); ++i)
+    {
+        const fedran::ClientGroupConfig& group = m_config.groups[m_clientGroup[i]];
+        Ptr<FlClientApp> client = CreateObject<FlClientApp>();
+        client->SetAttribute("ClientId", UintegerValue(i));
+        client->SetAttribute("Server", AddressValue(serverAddress));
+        client->SetAttribute("SamplesPerSecond", DoubleValue(group.samplesPerSecond));
+        client->SetAttribute("Transport", PointerValue(transport));
+        client->SetTask(m_task);
+        topology.GetClient(i)->AddApplication(client);
+        clients.push_back(client);
+        groupNames.push_back(group.name);
+    }
+
+    // Fixed stream numbers: the draws do not depend on how many objects ns-3 created first.
+    int64_t stream = 0;
+    stream += topology.AssignStreams(stream);
+    stream += server->AssignStreams(stream);
+
+    FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
+    stats.Connect(server, clients, topology);
+    stats.SetRoundObserver(std::move(observer));
+    server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));
+
+    Simulator::Run();
+    RunTotals totals = stats.Totals();
+    Simulator::Destroy();
+
+    if (totals.rounds != m_config.rounds)
+    {
+        throw std::runtime_error("simulation ended after " + std::to_string(totals.rounds) +
+                                 " of " + std::to_string(m_config.rounds) + " rounds");
+    }
+    return totals;
+}
+
+} // namespace ns3

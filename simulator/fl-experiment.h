@@ -1,0 +1,56 @@
+#ifndef FEDRAN_SIMULATOR_FL_EXPERIMENT_H
+#define FEDRAN_SIMULATOR_FL_EXPERIMENT_H
+
+#include "models/fl-trace-records.h"
+#include "models/learning/federated-task.h"
+#include "simulator/fl-stats-collector.h"
+#include "simulator/scenario/scenario.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * One simulation run of a scenario: loads the data, partitions it, builds the network,
+ * installs the server and client applications, runs every round and writes the traces.
+ */
+class FlExperiment
+{
+  public:
+    /// Called after each round with the round's record and the totals so far.
+    using RoundObserver = FlStatsCollector::RoundObserver;
+
+    explicit FlExperiment(fedran::ScenarioConfig config);
+
+    /// Loads and partitions the data and builds the model. Throws fedran::DataError for a
+    /// missing or malformed dataset, before anything is written.
+    void Prepare();
+
+    /// Simulates every round, writing rounds.csv and clients.csv into `outDir` (which must
+    /// exist). Throws std::runtime_error if the run cannot finish.
+    RunTotals Run(const std::string& outDir, RoundObserver observer = {});
+
+    const fedran::FederatedTask& Task() const
+    {
+        return *m_task;
+    }
+
+    /// Group index of each client, in client order.
+    const std::vector<uint32_t>& ClientGroups() const
+    {
+        return m_clientGroup;
+    }
+
+  private:
+    fedran::ScenarioConfig m_config;
+    std::shared_ptr<fedran::FederatedTask> m_task;
+    std::vector<uint32_t> m_clientGroup;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,230 @@
+#include "simulator/fl-stats-collector.h"
+
+#include <ns3/callback.h>
+#include <ns3/simulator.h>
+
+namespace ns3
+{
+
+namespace
+{
+
+const char*
+StatusName(UpdateFate fate, bool arrived)
+{
+    if (!arrived)
+    {
+        return "late";
+    }
+    switch (fate)
+    {
+    case UpdateFate::Accepted:
+        return "completed";
+    case UpdateFate::Late:
+        return "late";
+    case UpdateFate::Failed:
+        return "failed";
+    }
+    return "failed";
+}
+
+void
+AddTime(fedran::CsvWriter& csv, double seconds)
+{
+    if (seconds < 0.0)
+    {
+        csv.AddEmpty();
+    }
+    else
+    {
+        csv.Add(seconds, 6);
+    }
+}
+
+} // namespace
+
+FlStatsCollector::FlStatsCollector(const std::string& outDir,
+                                   const std::vector<std::string>& clientGroupNames,
+                                   const std::string& uplinkCodec)
+    : m_groupNames(clientGroupNames),
+      m_uplinkCodec(uplinkCodec)
+{
+    m_rounds = std::make_unique<fedran::CsvWriter>(
+        outDir + "/rounds.csv",
+        std::vector<std::string>{"round",
+                                 "sim_time_s",
+                                 "round_duration_s",
+                                 "test_accuracy",
+                                 "test_loss",
+                                 "selected",
+                                 "participants",
+                                 "uplink_payload_bytes",
+                                 "downlink_payload_bytes",
+                                 "uplink_wire_bytes",
+                                 "downlink_wire_bytes",
+                                 "cumulative_uplink_wire_bytes",
+                                 "cumulative_wire_bytes"});
+    m_clients = std::make_unique<fedran::CsvWriter>(
+        outDir + "/clients.csv",
+        std::vector<std::string>{"round",
+                                 "client",
+                                 "group",
+                                 "status",
+                                 "model_received_s",
+                                 "compute_s",
+                                 "upload_start_s",
+                                 "upload_end_s",
+                                 "train_loss",
+                                 "raw_bytes",
+                                 "payload_bytes",
+                                 "downlink_payload_bytes",
+                                 "codec"});
+}
+
+void
+FlStatsCollector::Connect(Ptr<FlServerApp> server,
+                          const std::vector<Ptr<FlClientApp>>& clients,
+                          const StarTopology& topology)
+{
+    server->TraceConnectWithoutContext("ModelSent",
+                                       MakeCallback(&FlStatsCollector::ModelSent, this));
+    server->TraceConnectWithoutContext("UpdateArrival",
+                                       MakeCallback(&FlStatsCollector::UpdateArrival, this));
+    server->TraceConnectWithoutContext("RoundEnded",
+                                       MakeCallback(&FlStatsCollector::RoundEnded, this));
+    for (uint32_t i = 0; i < clients.size(); ++i)
+    {
+        clients[i]->TraceConnectWithoutContext(
+            "ModelReceived",
+            MakeCallback(&FlStatsCollector::ModelReceived, this));
+        clients[i]->TraceConnectWithoutContext("UpdateSent",
+                                               MakeCallback(&FlStatsCollector::UpdateSent, this));
+        topology.GetClientDevice(i)->TraceConnectWithoutContext(
+            "PhyTxEnd",
+            MakeCallback(&FlStatsCollector::UplinkTx, this));
+        topology.GetRouterDevice(i)->TraceConnectWithoutContext(
+            "PhyTxEnd",
+            MakeCallback(&FlStatsCollector::DownlinkTx, this));
+    }
+}
+
+void
+FlStatsCollector::ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes)
+{
+    m_currentRound = round;
+    m_current[client].downlinkBytes = frameBytes;
+    m_downlinkPayload += frameBytes;
+}
+
+void
+FlStatsCollector::ModelReceived(uint32_t round, uint32_t client, uint64_t)
+{
+    if (round == m_currentRound && m_current.count(client))
+    {
+        m_current[client].modelReceivedS = Simulator::Now().GetSeconds();
+    }
+}
+
+void
+FlStatsCollector::UpdateSent(const UpdateSentRecord& record)
+{
+    m_uplinkPayload += record.frameBytes;
+    if (record.round != m_currentRound || !m_current.count(record.client))
+    {
+        return; // a straggler from an earlier round: its bytes count, its row is written
+    }
+    ClientRow& row = m_current[record.client];
+    row.uploadStartS = Simulator::Now().GetSeconds();
+    row.computeS = record.computeS;
+    row.trainLoss = record.trainLoss;
+    row.rawBytes = record.rawBytes;
+    row.payloadBytes = record.frameBytes;
+}
+
+void
+FlStatsCollector::UpdateArrival(const UpdateArrivalRecord& record)
+{
+    if (record.round != m_currentRound || !m_current.count(record.client))
+    {
+        return;
+    }
+    ClientRow& row = m_current[record.client];
+    row.arrived = true;
+    row.fate = record.fate;
+    if (record.fate == UpdateFate::Accepted)
+    {
+        row.uploadEndS = Simulator::Now().GetSeconds();
+    }
+}
+
+void
+FlStatsCollector::UplinkTx(Ptr<const Packet> packet)
+{
+    m_uplinkWire += packet->GetSize();
+}
+
+void
+FlStatsCollector::DownlinkTx(Ptr<const Packet> packet)
+{
+    m_downlinkWire += packet->GetSize();
+}
+
+void
+FlStatsCollector::RoundEnded(const RoundRecord& record)
+{
+    for (uint32_t client : record.selected)
+    {
+        const ClientRow& row = m_current[client];
+        m_clients->Add(uint64_t{record.round})
+            .Add(uint64_t{client})
+            .Add(m_groupNames.at(client))
+            .Add(StatusName(row.fate, row.arrived));
+        AddTime(*m_clients, row.modelReceivedS);
+        AddTime(*m_clients, row.computeS);
+        AddTime(*m_clients, row.uploadStartS);
+        AddTime(*m_clients, row.uploadEndS);
+        m_clients->Add(row.trainLoss, 6)
+            .Add(row.rawBytes)
+            .Add(row.payloadBytes)
+            .Add(row.downlinkBytes)
+            .Add(m_uplinkCodec);
+        m_clients->EndRow();
+    }
+
+    m_totals.rounds = record.round;
+    m_totals.finalAccuracy = record.testAccuracy;
+    m_totals.simTimeS = record.endS;
+    m_totals.uplinkPayloadBytes += m_uplinkPayload;
+    m_totals.downlinkPayloadBytes += m_downlinkPayload;
+    m_totals.uplinkWireBytes += m_uplinkWire;
+    m_totals.downlinkWireBytes += m_downlinkWire;
+
+    m_rounds->Add(uint64_t{record.round})
+        .Add(record.endS, 6)
+        .Add(record.endS - record.startS, 6)
+        .Add(record.testAccuracy, 6)
+        .Add(record.testLoss, 6)
+        .Add(uint64_t{record.selected.size()})
+        .Add(uint64_t{record.participants})
+        .Add(m_uplinkPayload)
+        .Add(m_downlinkPayload)
+        .Add(m_uplinkWire)
+        .Add(m_downlinkWire)
+        .Add(m_totals.uplinkWireBytes)
+        .Add(m_totals.uplinkWireBytes + m_totals.downlinkWireBytes);
+    m_rounds->EndRow();
+    m_rounds->Flush();
+    m_clients->Flush();
+
+    m_uplinkPayload = 0;
+    m_downlinkPayload = 0;
+    m_uplinkWire = 0;
+    m_downlinkWire = 0;
+    m_current.clear();
+    if (m_observer)
+    {
+        m_observer(record, m_totals);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,107 @@
+#ifndef FEDRAN_SIMULATOR_FL_STATS_COLLECTOR_H
+#define FEDRAN_SIMULATOR_FL_STATS_COLLECTOR_H
+
+#include "models/fl-client-app.h"
+#include "models/fl-server-app.h"
+#include "simulator/csv-writer.h"
+#include "simulator/star-topology.h"
+
+#include <ns3/packet.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// Totals over the whole run, for run.json and the progress line.
+struct RunTotals
+{
+    uint32_t rounds = 0;
+    double finalAccuracy = 0.0;
+    double simTimeS = 0.0;
+    uint64_t uplinkPayloadBytes = 0;
+    uint64_t downlinkPayloadBytes = 0;
+    uint64_t uplinkWireBytes = 0;
+    uint64_t downlinkWireBytes = 0;
+};
+
+/**
+ * Turns the applications' trace sources and the backhaul devices' transmissions into
+ * rounds.csv and clients.csv (columns in docs/traces.md), one flush per round.
+ *
+ * Byte accounting is by time: a round's columns count what was sent while it was open
+ * (from the previous round's end, or time 0, to its own end). Payload bytes are whole
+ * frames handed to the transport; wire bytes are what the backhaul devices transmitted
+ * (PPP, IP and TCP headers, retransmissions and ACKs included), uplink at the client end,
+ * downlink at the router end, so that the core link is not counted twice.
+ */
+class FlStatsCollector
+{
+  public:
+    FlStatsCollector(const std::string& outDir,
+                     const std::vector<std::string>& clientGroupNames,
+                     const std::string& uplinkCodec);
+
+    void Connect(Ptr<FlServerApp> server,
+                 const std::vector<Ptr<FlClientApp>>& clients,
+                 const StarTopology& topology);
+
+    const RunTotals& Totals() const
+    {
+        return m_totals;
+    }
+
+    /// Called after each round's rows are written, with the totals so far.
+    using RoundObserver = std::function<void(const RoundRecord&, const RunTotals&)>;
+
+    void SetRoundObserver(RoundObserver observer)
+    {
+        m_observer = std::move(observer);
+    }
+
+  private:
+    struct ClientRow
+    {
+        double modelReceivedS = -1.0;
+        double uploadStartS = -1.0;
+        double uploadEndS = -1.0;
+        double computeS = -1.0;
+        double trainLoss = 0.0;
+        uint64_t rawBytes = 0;
+        uint64_t payloadBytes = 0;
+        uint64_t downlinkBytes = 0;
+        UpdateFate fate = UpdateFate::Late;
+        bool arrived = false;
+    };
+
+    void ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes);
+    void ModelReceived(uint32_t round, uint32_t client, uint64_t frameBytes);
+    void UpdateSent(const UpdateSentRecord& record);
+    void UpdateArrival(const UpdateArrivalRecord& record);
+    void RoundEnded(const RoundRecord& record);
+    void UplinkTx(Ptr<const Packet> packet);
+    void DownlinkTx(Ptr<const Packet> packet);
+
+    std::vector<std::string> m_groupNames;
+    std::string m_uplinkCodec;
+    std::unique_ptr<fedran::CsvWriter> m_rounds;
+    std::unique_ptr<fedran::CsvWriter> m_clients;
+    std::map<uint32_t, ClientRow> m_current; ///< rows of the open round, by client
+    uint32_t m_currentRound = 0;
+
+    // Counters since the last round ended.
+    uint64_t m_uplinkPayload = 0;
+    uint64_t m_downlinkPayload = 0;
+    uint64_t m_uplinkWire = 0;
+    uint64_t m_downlinkWire = 0;
+    RunTotals m_totals;
+    RoundObserver m_observer;
+};
+
+} // namespace ns3
+
+#endif

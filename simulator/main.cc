@@ -1,0 +1,266 @@
+// fedran: command-line entry point.
+//
+//   fedran run SCENARIO.json [--out DIR] [--seed N] [--set PATH=VALUE]... [--quiet]
+//   fedran validate SCENARIO.json [--set PATH=VALUE]...
+//
+// Exit status: 0 success, 2 bad input (usage, scenario, data files), 1 failure while running.
+
+#include "compression/codec.h" // CodecConfigError
+#include "models/learning/dataset.h"
+#include "simulator/fl-experiment.h"
+#include "simulator/run-manifest.h"
+#include "simulator/scenario/scenario.h"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace
+{
+
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+/// Input that the user must fix: reported with exit status 2.
+struct BadInput : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+struct CommonOptions
+{
+    std::string scenarioFile;
+    std::vector<std::string> overrides;
+    std::optional<uint64_t> seed;
+    std::optional<std::string> outDir;
+};
+
+/// Reads, overrides, validates and type-checks a scenario.
+fedran::ScenarioConfig
+LoadConfig(const CommonOptions& options)
+{
+    nlohmann::json scenario = fedran::ReadScenarioFile(options.scenarioFile);
+    for (const auto& assignment : options.overrides)
+    {
+        fedran::ApplyOverride(scenario, assignment);
+    }
+    if (options.seed)
+    {
+        scenario["seed"] = *options.seed;
+    }
+    if (options.outDir)
+    {
+        fedran::ApplyOverride(scenario, "output.dir=" + nlohmann::json(*options.outDir).dump());
+    }
+    fedran::ValidateScenario(scenario);
+    return fedran::ToConfig(scenario); // also builds the codecs once to check their specs
+}
+
+std::string
+HumanBytes(uint64_t bytes)
+{
+    char buffer[32];
+    if (bytes >= 1e9)
+    {
+        std::snprintf(buffer, sizeof(buffer), "%.2f GB", bytes / 1e9);
+    }
+    else if (bytes >= 1e6)
+    {
+        std::snprintf(buffer, sizeof(buffer), "%.2f MB", bytes / 1e6);
+    }
+    else
+    {
+        std::snprintf(buffer, sizeof(buffer), "%.1f kB", bytes / 1e3);
+    }
+    return buffer;
+}
+
+/// Creates the output folder; remembers whether it existed so a failed run can clean up.
+class OutputFolder
+{
+  public:
+    explicit OutputFolder(const std::string& dir)
+        : m_dir(dir),
+          m_existed(std::filesystem::exists(dir))
+    {
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec || !std::filesystem::is_directory(dir))
+        {
+            throw BadInput("output.dir: cannot create folder '" + dir + "': " + ec.message());
+        }
+    }
+
+    /// Removes what this run wrote, so that a failed run leaves no half-written results.
+    void Discard() const
+    {
+        std::error_code ec;
+        if (!m_existed)
+        {
+            std::filesystem::remove_all(m_dir, ec);
+            return;
+        }
+        for (const char* name : {"rounds.csv", "clients.csv", "run.json", "run.json.tmp"})
+        {
+            std::filesystem::remove(std::filesystem::path(m_dir) / name, ec);
+        }
+    }
+
+  private:
+    std::string m_dir;
+    bool m_existed;
+};
+
+int
+RunCommand(const CommonOptions& options, bool quiet)
+{
+    const auto wallStart = std::chrono::steady_clock::now();
+    fedran::ScenarioConfig config = LoadConfig(options);
+    ns3::FlExperiment experiment(config);
+    experiment.Prepare();
+
+    OutputFolder folder(config.outputDir);
+    const bool tty = isatty(STDERR_FILENO);
+    auto progress = [&](const ns3::RoundRecord& r, const ns3::RunTotals& t) {
+        if (quiet)
+        {
+            return;
+        }
+        std::fprintf(stderr,
+                     "%sround %u/%u  accuracy %.4f  sim %.1f s  uplink %s  total %s%s",
+                     tty ? "\r" : "",
+                     r.round,
+                     config.rounds,
+                     r.testAccuracy,
+                     r.endS,
+                     HumanBytes(t.uplinkWireBytes).c_str(),
+                     HumanBytes(t.uplinkWireBytes + t.downlinkWireBytes).c_str(),
+                     tty ? "   " : "\n");
+    };
+    try
+    {
+        ns3::RunTotals totals = experiment.Run(config.outputDir, progress);
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        ns3::WriteRunManifest(config.outputDir, config, totals, wall);
+        if (tty && !quiet)
+        {
+            std::fprintf(stderr, "\n");
+        }
+        std::printf("%s: %u rounds, final test accuracy %.4f, simulated %.1f s, "
+                    "uplink %s, downlink %s on the wire, wall %.1f s\nresults in %s\n",
+                    config.name.c_str(),
+                    totals.rounds,
+                    totals.finalAccuracy,
+                    totals.simTimeS,
+                    HumanBytes(totals.uplinkWireBytes).c_str(),
+                    HumanBytes(totals.downlinkWireBytes).c_str(),
+                    wall,
+                    config.outputDir.c_str());
+        return 0;
+    }
+    catch (...)
+    {
+        folder.Discard();
+        throw;
+    }
+}
+
+int
+ValidateCommand(const CommonOptions& options)
+{
+    fedran::ScenarioConfig config = LoadConfig(options);
+    ns3::FlExperiment experiment(config);
+    experiment.Prepare();
+    std::printf("%s: valid (%u clients in %zu groups, %u rounds, %zu training examples)\n",
+                options.scenarioFile.c_str(),
+                config.TotalClients(),
+                config.groups.size(),
+                config.rounds,
+                experiment.Task().data->train.Size());
+    return 0;
+}
+
+void
+AddCommonOptions(CLI::App& command, CommonOptions& options)
+{
+    command.add_option("scenario", options.scenarioFile, "Scenario JSON file")->required();
+    command.add_option("--set",
+                       options.overrides,
+                       "Override a scenario value: PATH=VALUE, e.g. clients.groups.0.count=50 "
+                       "(VALUE is JSON, or a plain string)");
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    CLI::App app{"fedran: federated learning over simulated RAN backhaul (ns-3)", "fedran"};
+    app.set_version_flag("--version", std::string("fedran ") + ns3::FedranVersion());
+    app.require_subcommand(1);
+
+    CommonOptions runOptions;
+    bool quiet = false;
+    CLI::App* run = app.add_subcommand("run", "Simulate a scenario and write its traces");
+    AddCommonOptions(*run, runOptions);
+    run->add_option("--out", runOptions.outDir, "Output folder (overrides output.dir)");
+    run->add_option("--seed", runOptions.seed, "Random seed (overrides seed)");
+    run->add_flag("--quiet,-q", quiet, "No progress on stderr");
+
+    CommonOptions validateOptions;
+    CLI::App* validate =
+        app.add_subcommand("validate", "Check a scenario (and its data) without running it");
+    AddCommonOptions(*validate, validateOptions);
+
+    try
+    {
+        app.parse(argc, argv);
+    }
+    catch (const CLI::Success& e)
+    {
+        return app.exit(e); // --help, --version
+    }
+    catch (const CLI::ParseError& e)
+    {
+        app.exit(e);
+        return kExitBadInput;
+    }
+
+    try
+    {
+        return run->parsed() ? RunCommand(runOptions, quiet) : ValidateCommand(validateOptions);
+    }
+    catch (const fedran::ScenarioError& e)
+    {
+        std::fprintf(stderr, "fedran: scenario error: %s\n", e.what());
+        return kExitBadInput;
+    }
+    catch (const fedran::CodecConfigError& e)
+    {
+        std::fprintf(stderr, "fedran: scenario error: %s\n", e.what());
+        return kExitBadInput;
+    }
+    catch (const fedran::DataError& e)
+    {
+        std::fprintf(stderr, "fedran: data error: %s\n", e.what());
+        return kExitBadInput;
+    }
+    catch (const BadInput& e)
+    {
+        std::fprintf(stderr, "fedran: %s\n", e.what());
+        return kExitBadInput;
+    }
+    catch (const std::exception& e)
+    {
+        std::fprintf(stderr, "fedran: run failed: %s\n", e.what());
+        return kExitFailure;
+    }
+}

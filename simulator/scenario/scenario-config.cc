@@ -1,0 +1,212 @@
+// Typed settings from a validated scenario, plus the checks that involve several keys and so
+// can't be written in the schema.
+
+#include "compression/codec.h"
+#include "simulator/scenario/scenario.h"
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fedran
+{
+
+namespace
+{
+
+using nlohmann::json;
+
+constexpr uint64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
+
+/// The schema bounds counts from below only; the typed fields are 32-bit.
+uint32_t
+ReadUint32(const json& value, const std::string& path, std::vector<std::string>& errors)
+{
+    const uint64_t number = value.get<uint64_t>();
+    if (number > kMaxUint32)
+    {
+        errors.push_back(path + ": " + value.dump() + " is too large (at most " +
+                         std::to_string(kMaxUint32) + ")");
+        return 0;
+    }
+    return static_cast<uint32_t>(number);
+}
+
+LinkConfig
+ReadLink(const json& link)
+{
+    LinkConfig config;
+    config.type = link.at("type").get<std::string>();
+    config.rateBps = ParseDataRate(link.at("rate").get<std::string>());
+    config.delayS = ParseTime(link.at("delay").get<std::string>());
+    config.loss = link.at("loss").get<double>();
+    return config;
+}
+
+ScenarioConfig
+ReadConfig(const json& scenario, std::vector<std::string>& errors)
+{
+    ScenarioConfig config;
+    config.name = scenario.at("name").get<std::string>();
+    config.seed = scenario.at("seed").get<uint64_t>();
+    config.rounds = ReadUint32(scenario.at("rounds"), "rounds", errors);
+
+    const json& data = scenario.at("data");
+    config.data.dataset = data.at("dataset").get<std::string>();
+    config.data.path = data.at("path").get<std::string>();
+    const json& partition = data.at("partition");
+    config.data.partition = partition.at("type").get<std::string>();
+    config.data.alpha = partition.at("alpha").get<double>();
+    config.data.minSamples =
+        ReadUint32(partition.at("min_samples"), "data.partition.min_samples", errors);
+
+    config.modelType = scenario.at("model").at("type").get<std::string>();
+
+    const json& training = scenario.at("training");
+    config.training.localEpochs =
+        ReadUint32(training.at("local_epochs"), "training.local_epochs", errors);
+    config.training.batchSize =
+        ReadUint32(training.at("batch_size"), "training.batch_size", errors);
+    config.training.lr = training.at("lr").get<double>();
+
+    const json& server = scenario.at("server");
+    config.server.clientsPerRound =
+        ReadUint32(server.at("clients_per_round"), "server.clients_per_round", errors);
+    config.server.deadlineS = server.at("deadline_s").get<double>();
+    config.server.aggregation = server.at("aggregation").get<std::string>();
+
+    const json& groups = scenario.at("clients").at("groups");
+    for (size_t i = 0; i < groups.size(); ++i)
+    {
+        const json& group = groups[i];
+        const std::string path = "clients.groups." + std::to_string(i);
+        ClientGroupConfig groupConfig;
+        groupConfig.name = group.at("name").get<std::string>();
+        groupConfig.count = ReadUint32(group.at("count"), path + ".count", errors);
+        groupConfig.samplesPerSecond = group.at("compute").at("samples_per_second").get<double>();
+        groupConfig.backhaul = ReadLink(group.at("backhaul"));
+        config.groups.push_back(std::move(groupConfig));
+    }
+
+    const json& network = scenario.at("network");
+    config.network.coreRateBps = ParseDataRate(network.at("core").at("rate").get<std::string>());
+    config.network.coreDelayS = ParseTime(network.at("core").at("delay").get<std::string>());
+    config.network.transport = network.at("transport").get<std::string>();
+
+    config.uplinkCodec = scenario.at("compression").at("uplink");
+    config.downlinkCodec = scenario.at("compression").at("downlink");
+
+    const json& output = scenario.at("output");
+    config.outputDir =
+        output.contains("dir") ? output.at("dir").get<std::string>() : "results/" + config.name;
+    return config;
+}
+
+/// Checks across keys: a count that fits each group but not their sum, selection larger
+/// than the population, and group names that would collide in node names and statistics.
+void
+CheckCrossFields(const ScenarioConfig& config, std::vector<std::string>& errors)
+{
+    uint64_t total = 0;
+    std::map<std::string, size_t> firstIndex;
+    for (size_t i = 0; i < config.groups.size(); ++i)
+    {
+        total += config.groups[i].count;
+        auto [it, inserted] = firstIndex.emplace(config.groups[i].name, i);
+        if (!inserted)
+        {
+            errors.push_back("clients.groups." + std::to_string(i) + ".name: \"" +
+                             config.groups[i].name + "\" is already the name of clients.groups." +
+                             std::to_string(it->second));
+        }
+    }
+    if (total > kMaxUint32)
+    {
+        errors.push_back("clients.groups: " + std::to_string(total) +
+                         " clients in total; at most " + std::to_string(kMaxUint32));
+    }
+    else if (config.server.clientsPerRound > total)
+    {
+        errors.push_back(
+            "server.clients_per_round: " + std::to_string(config.server.clientsPerRound) +
+            " is more than the number of clients (" + std::to_string(total) +
+            " in clients.groups)");
+    }
+}
+
+/// The schema checks only a codec spec's "type"; building the codecs here turns a mistyped
+/// codec parameter into a scenario error at load time rather than a failure mid-setup.
+void
+CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
+{
+    const std::pair<const json*, const char*> specs[] = {
+        {&config.uplinkCodec, "compression.uplink"},
+        {&config.downlinkCodec, "compression.downlink"},
+    };
+    for (const auto& [spec, path] : specs)
+    {
+        try
+        {
+            MakeCodec(*spec, path);
+        }
+        catch (const CodecConfigError& e)
+        {
+            errors.push_back(e.what());
+        }
+    }
+}
+
+} // namespace
+
+uint32_t
+ScenarioConfig::TotalClients() const
+{
+    // ToConfig has checked that the sum fits.
+    uint32_t total = 0;
+    for (const ClientGroupConfig& group : groups)
+    {
+        total += group.count;
+    }
+    return total;
+}
+
+ScenarioConfig
+ToConfig(const nlohmann::json& resolved)
+{
+    // Validating again is cheap and idempotent, and makes ToConfig safe on any input: the
+    // reads below may then assume every key is present and well typed.
+    json scenario = resolved;
+    ValidateScenario(scenario);
+
+    std::vector<std::string> errors;
+    ScenarioConfig config;
+    try
+    {
+        config = ReadConfig(scenario, errors);
+    }
+    catch (const std::exception& e)
+    {
+        // Unreachable after validation unless schema and reader disagree.
+        throw ScenarioError(std::string("scenario does not match the reader: ") + e.what());
+    }
+    CheckCrossFields(config, errors);
+    CheckCodecs(config, errors);
+    if (!errors.empty())
+    {
+        std::string message;
+        for (const std::string& line : errors)
+        {
+            message += (message.empty() ? "" : "\n") + line;
+        }
+        throw ScenarioError(message);
+    }
+    // run.json records the output folder actually used.
+    scenario["output"]["dir"] = config.outputDir;
+    config.resolved = std::move(scenario);
+    return config;
+}
+
+} // namespace fedran

@@ -1,0 +1,126 @@
+#ifndef FEDRAN_SIMULATOR_SCENARIO_SCENARIO_H
+#define FEDRAN_SIMULATOR_SCENARIO_SCENARIO_H
+
+// Reading a scenario: parse the JSON file, apply --set overrides, validate against
+// scenarios/scenario.schema.json (compiled in), fill defaults, and extract typed settings.
+// Every error is a ScenarioError whose message names the JSON path or the file; the CLI
+// maps it to exit status 2.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fedran
+{
+
+class ScenarioError : public std::runtime_error
+{
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+struct LinkConfig
+{
+    std::string type;      ///< "p2p"
+    uint64_t rateBps = 0;  ///< from strings such as "50Mbps"
+    double delayS = 0.0;   ///< one-way propagation delay, from strings such as "5ms"
+    double loss = 0.0;     ///< packet loss probability in [0, 1)
+};
+
+struct ClientGroupConfig
+{
+    std::string name;
+    uint32_t count = 0;
+    double samplesPerSecond = 0.0;
+    LinkConfig backhaul;
+};
+
+struct ScenarioConfig
+{
+    std::string name;
+    uint64_t seed = 1;
+    uint32_t rounds = 0;
+
+    struct Data
+    {
+        std::string dataset;   ///< "fashion-mnist" | "mnist"
+        std::string path;      ///< folder with the four IDX files (gzipped or not)
+        std::string partition; ///< "iid" | "dirichlet"
+        double alpha = 0.5;    ///< dirichlet concentration
+        uint32_t minSamples = 10;
+    } data;
+
+    std::string modelType; ///< "softmax"
+
+    struct Training
+    {
+        uint32_t localEpochs = 1;
+        uint32_t batchSize = 32;
+        double lr = 0.05;
+    } training;
+
+    struct Server
+    {
+        uint32_t clientsPerRound = 0;
+        double deadlineS = 60.0;
+        std::string aggregation; ///< "fedavg"
+    } server;
+
+    std::vector<ClientGroupConfig> groups;
+
+    struct Network
+    {
+        uint64_t coreRateBps = 0;
+        double coreDelayS = 0.0;
+        std::string transport; ///< "tcp"
+    } network;
+
+    nlohmann::json uplinkCodec;   ///< codec spec object, e.g. {"type": "none"}
+    nlohmann::json downlinkCodec;
+
+    std::string outputDir;
+
+    /// The whole scenario after overrides and defaults: what run.json records.
+    nlohmann::json resolved;
+
+    uint32_t TotalClients() const;
+};
+
+/// Reads and parses a JSON file; syntax errors name the file, line and column.
+nlohmann::json ReadScenarioFile(const std::string& file);
+
+/**
+ * Applies one "--set" override "a.b.0.c=VALUE". VALUE is parsed as JSON when it is valid
+ * JSON (numbers, true/false/null, quoted strings, arrays, objects) and taken as a plain
+ * string otherwise (so rate=10Mbps works). Missing object keys are created; array indices
+ * must exist (or equal the size, to append).
+ */
+void ApplyOverride(nlohmann::json& scenario, const std::string& assignment);
+
+/**
+ * Validates against the compiled-in schema and fills defaults in place. Unknown keys are
+ * errors that suggest the nearest known key.
+ */
+void ValidateScenario(nlohmann::json& scenario);
+
+/// Typed settings from a validated scenario, with the cross-field checks the schema can't
+/// express (clients_per_round <= clients, ...).
+ScenarioConfig ToConfig(const nlohmann::json& resolved);
+
+/// The compiled-in JSON Schema (scenarios/scenario.schema.json).
+const nlohmann::json& ScenarioSchema();
+
+/// "50Mbps" -> 50e6 bits/s; accepts bps, kbps, Mbps, Gbps (SI, as ns-3 DataRate) and
+/// plain numbers (bits/s). Throws std::invalid_argument with the reason.
+uint64_t ParseDataRate(const std::string& text);
+
+/// "5ms" -> 0.005 s; accepts s, ms, us, ns, min and plain numbers (seconds).
+double ParseTime(const std::string& text);
+
+} // namespace fedran
+
+#endif

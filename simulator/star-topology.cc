@@ -1,0 +1,98 @@
+#include "simulator/star-topology.h"
+
+#include <ns3/data-rate.h>
+#include <ns3/internet-stack-helper.h>
+#include <ns3/ipv4-address-helper.h>
+#include <ns3/ipv4-static-routing-helper.h>
+#include <ns3/ipv4.h>
+#include <ns3/nstime.h>
+#include <ns3/point-to-point-helper.h>
+#include <ns3/traffic-control-helper.h>
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Assigns addresses, then removes the fq_codel queue disc that address assignment installs
+/// by default: a backhaul radio or a core port buffers in a plain FIFO (the device's DropTail
+/// queue, 100 packets), and CoDel would drop slow-start bursts that such links carry.
+Ipv4InterfaceContainer
+AssignWithoutAqm(Ipv4AddressHelper& addresses, const NetDeviceContainer& devices)
+{
+    Ipv4InterfaceContainer ifs = addresses.Assign(devices);
+    TrafficControlHelper().Uninstall(devices);
+    return ifs;
+}
+
+void
+SetDefaultRoute(Ptr<Node> node, Ipv4Address gateway)
+{
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    Ipv4StaticRoutingHelper helper;
+    // Interface 1 is the node's only link (0 is loopback).
+    helper.GetStaticRouting(ipv4)->SetDefaultRoute(gateway, 1);
+}
+
+} // namespace
+
+StarTopology::StarTopology(const fedran::ScenarioConfig& config,
+                           const std::vector<uint32_t>& clientGroup)
+{
+    m_server.Create(1);
+    m_router.Create(1);
+    m_clients.Create(clientGroup.size());
+
+    InternetStackHelper stack;
+    stack.SetRoutingHelper(Ipv4StaticRoutingHelper());
+    stack.Install(m_server);
+    stack.Install(m_router);
+    stack.Install(m_clients);
+
+    PointToPointHelper core;
+    core.SetDeviceAttribute("DataRate", DataRateValue(DataRate(config.network.coreRateBps)));
+    core.SetChannelAttribute("Delay", TimeValue(Seconds(config.network.coreDelayS)));
+    NetDeviceContainer coreDevices = core.Install(m_server.Get(0), m_router.Get(0));
+    Ipv4AddressHelper coreAddresses("10.0.0.0", "255.255.255.252");
+    Ipv4InterfaceContainer coreIfs = AssignWithoutAqm(coreAddresses, coreDevices);
+    m_serverAddress = coreIfs.GetAddress(0);
+    SetDefaultRoute(m_server.Get(0), coreIfs.GetAddress(1));
+
+    // One /30 per backhaul link; the router learns each as a connected route.
+    Ipv4AddressHelper backhaulAddresses("10.128.0.0", "255.255.255.252");
+    for (uint32_t i = 0; i < clientGroup.size(); ++i)
+    {
+        const fedran::LinkConfig& link = config.groups.at(clientGroup[i]).backhaul;
+        auto& model = m_linkModels[link.type];
+        if (!model)
+        {
+            model = MakeBackhaulLink(link.type);
+            if (!model)
+            {
+                throw std::invalid_argument("unknown backhaul type '" + link.type + "'");
+            }
+        }
+        NetDeviceContainer devices = model->Install(m_clients.Get(i), m_router.Get(0), link);
+        m_clientDevices.push_back(devices.Get(0));
+        m_routerDevices.push_back(devices.Get(1));
+        Ipv4InterfaceContainer ifs = AssignWithoutAqm(backhaulAddresses, devices);
+        backhaulAddresses.NewNetwork();
+        SetDefaultRoute(m_clients.Get(i), ifs.GetAddress(1));
+    }
+}
+
+int64_t
+StarTopology::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (auto& [type, model] : m_linkModels)
+    {
+        used += model->AssignStreams(stream + used);
+    }
+    return used;
+}
+
+} // namespace ns3

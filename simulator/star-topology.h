@@ -1,0 +1,73 @@
+#ifndef FEDRAN_SIMULATOR_STAR_TOPOLOGY_H
+#define FEDRAN_SIMULATOR_STAR_TOPOLOGY_H
+
+#include "models/links/backhaul-link.h"
+#include "simulator/scenario/scenario.h"
+
+#include <ns3/ipv4-address.h>
+#include <ns3/net-device-container.h>
+#include <ns3/node-container.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * The FL network: server -- core link -- aggregation router -- one backhaul link per client.
+ *
+ * Routing is static (a default route on every end host): with a star, global routing's
+ * all-pairs computation would only cost time at scale.
+ */
+class StarTopology
+{
+  public:
+    /// Builds nodes, links, addresses and routes; client i belongs to group clientGroup[i].
+    StarTopology(const fedran::ScenarioConfig& config, const std::vector<uint32_t>& clientGroup);
+
+    Ptr<Node> GetServer() const
+    {
+        return m_server.Get(0);
+    }
+
+    Ipv4Address GetServerAddress() const
+    {
+        return m_serverAddress;
+    }
+
+    Ptr<Node> GetClient(uint32_t i) const
+    {
+        return m_clients.Get(i);
+    }
+
+    /// Backhaul device at the client end: its transmissions are uplink traffic.
+    Ptr<NetDevice> GetClientDevice(uint32_t i) const
+    {
+        return m_clientDevices[i];
+    }
+
+    /// Backhaul device at the router end: its transmissions are downlink traffic.
+    Ptr<NetDevice> GetRouterDevice(uint32_t i) const
+    {
+        return m_routerDevices[i];
+    }
+
+    /// Fixes the random streams of every link; returns the number used.
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    NodeContainer m_server;
+    NodeContainer m_router;
+    NodeContainer m_clients;
+    Ipv4Address m_serverAddress;
+    std::vector<Ptr<NetDevice>> m_clientDevices;
+    std::vector<Ptr<NetDevice>> m_routerDevices;
+    std::map<std::string, std::unique_ptr<BackhaulLink>> m_linkModels; ///< one per link type
+};
+
+} // namespace ns3
+
+#endif

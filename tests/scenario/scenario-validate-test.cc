@@ -1,0 +1,179 @@
+// ValidateScenario with the real schema: defaults, and path-first messages for bad input.
+
+#include "scenario-test-util.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace fedran
+{
+namespace
+{
+
+using nlohmann::json;
+using test::MinimalScenario;
+using test::Quickstart;
+using test::ValidationErrorOf;
+
+bool
+Contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
+{
+    json scenario = Quickstart();
+    json expected = scenario;
+    ValidateScenario(scenario);
+    // Quickstart spells out every default but the dirichlet-only partition settings.
+    expected["data"]["partition"]["alpha"] = 0.5;
+    expected["data"]["partition"]["min_samples"] = 10;
+    EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
+}
+
+TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
+{
+    json scenario = MinimalScenario();
+    ValidateScenario(scenario);
+    const json expected = json::parse(R"({
+        "name": "scenario",
+        "seed": 1,
+        "rounds": 5,
+        "data": {
+            "dataset": "fashion-mnist",
+            "path": "/usr/share/datasets/fashion-mnist",
+            "partition": {"type": "iid", "alpha": 0.5, "min_samples": 10}
+        },
+        "model": {"type": "softmax"},
+        "training": {"local_epochs": 1, "batch_size": 32, "lr": 0.05},
+        "server": {"clients_per_round": 2, "deadline_s": 60, "aggregation": "fedavg"},
+        "clients": {"groups": [{
+            "name": "g",
+            "count": 4,
+            "compute": {"samples_per_second": 2000},
+            "backhaul": {"type": "p2p", "rate": "50Mbps", "delay": "5ms", "loss": 0}
+        }]},
+        "network": {"core": {"rate": "1Gbps", "delay": "10ms"}, "transport": "tcp"},
+        "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"}},
+        "output": {}
+    })");
+    EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
+}
+
+TEST(ValidateScenario, IsIdempotent)
+{
+    json once = MinimalScenario();
+    ValidateScenario(once);
+    json twice = once;
+    ValidateScenario(twice);
+    EXPECT_EQ(once, twice);
+}
+
+TEST(ValidateScenario, FailureLeavesScenarioUntouched)
+{
+    json scenario = MinimalScenario();
+    scenario["training"] = {{"lr", "fast"}};
+    const json before = scenario;
+    ValidationErrorOf(scenario);
+    EXPECT_THROW(ValidateScenario(scenario), ScenarioError);
+    EXPECT_EQ(scenario, before);
+}
+
+TEST(ValidateScenario, UnknownKeySuggestsNearest)
+{
+    json scenario = MinimalScenario();
+    scenario["server"]["deadline"] = 30;
+    EXPECT_EQ(ValidationErrorOf(scenario),
+              "server.deadline: unknown key; did you mean \"deadline_s\"?");
+}
+
+TEST(ValidateScenario, WrongType)
+{
+    json scenario = MinimalScenario();
+    scenario["training"] = {{"lr", "fast"}};
+    EXPECT_EQ(ValidationErrorOf(scenario), "training.lr: expected number, got string \"fast\"");
+}
+
+TEST(ValidateScenario, NegativeRate)
+{
+    json scenario = MinimalScenario();
+    scenario["clients"]["groups"][0]["backhaul"] = {{"rate", "-5Mbps"}};
+    EXPECT_EQ(ValidationErrorOf(scenario),
+              "clients.groups.0.backhaul.rate: \"-5Mbps\" is not a data rate (negative)");
+}
+
+TEST(ValidateScenario, RateGarbage)
+{
+    json scenario = MinimalScenario();
+    scenario["network"] = {{"core", {{"rate", "lots"}}}};
+    const std::string message = ValidationErrorOf(scenario);
+    EXPECT_TRUE(Contains(message, "network.core.rate: \"lots\" is not a data rate")) << message;
+}
+
+TEST(ValidateScenario, MissingRequiredKeys)
+{
+    const std::string message = ValidationErrorOf(json::object());
+    EXPECT_TRUE(Contains(message, "rounds: missing required key")) << message;
+    EXPECT_TRUE(Contains(message, "server: missing required key")) << message;
+    EXPECT_TRUE(Contains(message, "clients: missing required key")) << message;
+}
+
+TEST(ValidateScenario, MultipleErrorsReportedTogether)
+{
+    json scenario = MinimalScenario();
+    scenario["rounds"] = 0;
+    scenario["training"] = {{"lr", "fast"}};
+    scenario["server"]["deadline"] = 30;
+    scenario["clients"]["groups"][0]["backhaul"] = {{"rate", "-5Mbps"}, {"loss", 1.0}};
+    scenario["data"] = {{"dataset", "cifar10"}};
+    scenario["compression"] = {{"uplink", {{"type", "zip"}, {"level", 9}}}};
+    const std::string message = ValidationErrorOf(scenario);
+    const char* expected[] = {
+        "rounds: 0 is less than the minimum 1",
+        "training.lr: expected number, got string \"fast\"",
+        "server.deadline: unknown key; did you mean \"deadline_s\"?",
+        "clients.groups.0.backhaul.rate: \"-5Mbps\" is not a data rate (negative)",
+        "clients.groups.0.backhaul.loss: 1.0 must be less than 1",
+        "data.dataset: \"cifar10\" is not one of \"fashion-mnist\", \"mnist\"",
+        "compression.uplink.type: \"zip\" is not one of \"none\", \"fp16\"",
+    };
+    size_t lines = 1;
+    for (char c : message)
+    {
+        lines += c == '\n' ? 1 : 0;
+    }
+    EXPECT_EQ(lines, std::size(expected)) << message;
+    for (const char* line : expected)
+    {
+        EXPECT_TRUE(Contains("\n" + message + "\n", "\n" + std::string(line) + "\n"))
+            << "missing line: " << line << "\nin:\n"
+            << message;
+    }
+}
+
+TEST(ValidateScenario, CodecSpecsAllowExtraKeys)
+{
+    json scenario = MinimalScenario();
+    scenario["compression"] = {{"uplink", {{"type", "fp16"}, {"anything", {1, 2}}}}};
+    ValidateScenario(scenario);
+    EXPECT_EQ(scenario["compression"]["uplink"]["anything"], json({1, 2}));
+    EXPECT_EQ(scenario["compression"]["downlink"], json({{"type", "none"}}));
+    scenario["compression"]["downlink"] = json::object();
+    EXPECT_EQ(ValidationErrorOf(scenario), "compression.downlink.type: missing required key");
+}
+
+TEST(ValidateScenario, ObjectsWhereScalarsBelongAndViceVersa)
+{
+    json scenario = MinimalScenario();
+    scenario["clients"]["groups"] = {{"name", "g"}};
+    EXPECT_EQ(ValidationErrorOf(scenario), "clients.groups: expected array, got object");
+    scenario = MinimalScenario();
+    scenario["data"] = json::array({1});
+    EXPECT_EQ(ValidationErrorOf(scenario), "data: expected object, got array");
+    EXPECT_EQ(ValidationErrorOf(json::array()), "(root): expected object, got array");
+}
+
+} // namespace
+} // namespace fedran

@@ -1,0 +1,122 @@
+// The fedran command line: determinism of whole runs, and bad input rejected with exit
+// status 2, a message naming the JSON path or file, and no output folder left behind.
+
+#include "sim-test-util.h"
+
+#include <gtest/gtest.h>
+
+namespace fedran::test
+{
+namespace
+{
+
+TEST(Cli, SameScenarioAndSeedGiveByteIdenticalTraces)
+{
+    TempDir dir("determinism");
+    WriteFile(dir.Path() / "s.json", TinyScenario(6, 3, 2).dump());
+    ASSERT_EQ(RunFedran("run s.json --out a --quiet", dir.Path()).exitCode, 0);
+    ASSERT_EQ(RunFedran("run s.json --out b --quiet", dir.Path()).exitCode, 0);
+    ASSERT_EQ(RunFedran("run s.json --out c --quiet --seed 8", dir.Path()).exitCode, 0);
+    for (const char* file : {"rounds.csv", "clients.csv"})
+    {
+        const std::string a = ReadFile(dir.Path() / "a" / file);
+        ASSERT_FALSE(a.empty());
+        EXPECT_EQ(a, ReadFile(dir.Path() / "b" / file)) << file;
+    }
+    // Another seed samples other clients and shuffles differently.
+    EXPECT_NE(ReadFile(dir.Path() / "a" / "clients.csv"),
+              ReadFile(dir.Path() / "c" / "clients.csv"));
+}
+
+struct BadInputCase
+{
+    const char* name;
+    std::string scenarioText;
+    const char* extraArgs;
+    const char* expectedInMessage;
+};
+
+class CliBadInput : public ::testing::TestWithParam<BadInputCase>
+{
+};
+
+TEST_P(CliBadInput, ExitsTwoNamingTheProblemAndWritesNothing)
+{
+    const BadInputCase& c = GetParam();
+    TempDir dir("badinput");
+    WriteFile(dir.Path() / "s.json", c.scenarioText);
+    CommandResult r =
+        RunFedran(std::string("run s.json --out out --quiet ") + c.extraArgs, dir.Path());
+    EXPECT_EQ(r.exitCode, 2) << r.stderrText;
+    EXPECT_NE(r.stderrText.find(c.expectedInMessage), std::string::npos) << r.stderrText;
+    EXPECT_FALSE(std::filesystem::exists(dir.Path() / "out"));
+}
+
+nlohmann::json
+With(const std::string& assignmentPath, const nlohmann::json& value)
+{
+    nlohmann::json s = TinyScenario(3, 3, 1);
+    nlohmann::json* node = &s;
+    std::string path = assignmentPath;
+    size_t dot;
+    while ((dot = path.find('.')) != std::string::npos)
+    {
+        const std::string key = path.substr(0, dot);
+        node = key.find_first_not_of("0123456789") == std::string::npos
+                   ? &(*node)[std::stoul(key)]
+                   : &(*node)[key];
+        path = path.substr(dot + 1);
+    }
+    (*node)[path] = value;
+    return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases,
+    CliBadInput,
+    ::testing::Values(
+        BadInputCase{"MalformedJson", "{\"name\": \"x\",\n \"rounds\": }", "", "s.json"},
+        BadInputCase{"UnknownKey",
+                     With("server.deadline", 5).dump(),
+                     "",
+                     "server.deadline"},
+        BadInputCase{"WrongType", With("training.lr", "fast").dump(), "", "training.lr"},
+        BadInputCase{"NegativeRate",
+                     With("clients.groups.0.backhaul.rate", "-5Mbps").dump(),
+                     "",
+                     "clients.groups.0.backhaul.rate"},
+        BadInputCase{"MissingDataset",
+                     With("data.path", "/nonexistent/fashion").dump(),
+                     "",
+                     "/nonexistent/fashion"},
+        BadInputCase{"BadOverride",
+                     TinyScenario(3, 3, 1).dump(),
+                     "--set clients.groups.4.count=2",
+                     "clients.groups.4"},
+        BadInputCase{"UnknownCodec",
+                     With("compression.uplink", {{"type", "zip"}}).dump(),
+                     "",
+                     "compression.uplink"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Cli, UsageErrorsExitTwo)
+{
+    TempDir dir("usage");
+    EXPECT_EQ(RunFedran("", dir.Path()).exitCode, 2);
+    EXPECT_EQ(RunFedran("run", dir.Path()).exitCode, 2);
+    EXPECT_EQ(RunFedran("run missing.json", dir.Path()).exitCode, 2);
+    EXPECT_EQ(RunFedran("frobnicate", dir.Path()).exitCode, 2);
+    EXPECT_EQ(RunFedran("--version", dir.Path()).exitCode, 0);
+    EXPECT_EQ(RunFedran("--help", dir.Path()).exitCode, 0);
+}
+
+TEST(Cli, ValidateAcceptsTheShippedQuickstart)
+{
+    TempDir dir("validate");
+    CommandResult r = RunFedran("validate '" FEDRAN_SOURCE_DIR "/scenarios/quickstart.json'",
+                                dir.Path());
+    EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+}
+
+} // namespace
+} // namespace fedran::test

@@ -1,0 +1,134 @@
+// A whole FL run through the fedran executable: real training, real frames over ns-3 TCP,
+// traces on disk. The byte columns must agree with each other and with the frame format.
+
+#include "compression/codec.h"
+#include "models/protocol/update-frame.h"
+#include "sim-test-util.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+namespace fedran::test
+{
+namespace
+{
+
+uint64_t
+U64(const std::string& text)
+{
+    return std::stoull(text);
+}
+
+class EndToEnd : public ::testing::Test
+{
+  protected:
+    static void SetUpTestSuite()
+    {
+        s_dir = new TempDir("e2e");
+        WriteFile(s_dir->Path() / "tiny.json", TinyScenario(3, 3, 3).dump());
+        CommandResult r = RunFedran("run tiny.json --out out --quiet", s_dir->Path());
+        ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    }
+
+    static void TearDownTestSuite()
+    {
+        delete s_dir;
+        s_dir = nullptr;
+    }
+
+    static std::filesystem::path Out()
+    {
+        return s_dir->Path() / "out";
+    }
+
+    static TempDir* s_dir;
+};
+
+TempDir* EndToEnd::s_dir = nullptr;
+
+TEST_F(EndToEnd, AccuracyRisesWellAboveChance)
+{
+    auto rounds = ReadCsv(Out() / "rounds.csv");
+    ASSERT_EQ(rounds.size(), 3u);
+    const double first = std::stod(rounds.front()["test_accuracy"]);
+    const double last = std::stod(rounds.back()["test_accuracy"]);
+    // One round of softmax on a third of Fashion-MNIST already gets far from chance (0.1).
+    EXPECT_GT(first, 0.6);
+    EXPECT_GT(last, 0.75);
+    EXPECT_GE(last, first - 0.01);
+}
+
+TEST_F(EndToEnd, UplinkPayloadIsTheSumOfEncodedFrames)
+{
+    auto rounds = ReadCsv(Out() / "rounds.csv");
+    auto clients = ReadCsv(Out() / "clients.csv");
+    ASSERT_EQ(clients.size(), 9u);
+    // softmax on 784 features, 10 classes: 7850 floats, "none" payload = 8-byte header + 4/float
+    const uint64_t frame = kFrameHeaderSize + 8 + 4 * 7850;
+    for (auto& row : rounds)
+    {
+        uint64_t sum = 0;
+        for (auto& c : clients)
+        {
+            if (c["round"] == row["round"])
+            {
+                EXPECT_EQ(c["status"], "completed");
+                EXPECT_EQ(U64(c["payload_bytes"]), frame);
+                EXPECT_EQ(U64(c["raw_bytes"]), 4u * 7850);
+                sum += U64(c["payload_bytes"]);
+            }
+        }
+        EXPECT_EQ(U64(row["participants"]), 3u);
+        EXPECT_EQ(U64(row["uplink_payload_bytes"]), sum);
+        EXPECT_EQ(U64(row["downlink_payload_bytes"]), 3 * frame);
+    }
+}
+
+TEST_F(EndToEnd, WireBytesIncludeHeadersSoExceedPayload)
+{
+    auto rounds = ReadCsv(Out() / "rounds.csv");
+    uint64_t cumulative = 0;
+    for (auto& row : rounds)
+    {
+        const uint64_t up = U64(row["uplink_wire_bytes"]);
+        const uint64_t down = U64(row["downlink_wire_bytes"]);
+        EXPECT_GE(up, U64(row["uplink_payload_bytes"]));
+        EXPECT_GE(down, U64(row["downlink_payload_bytes"]));
+        // 40 bytes of IP+TCP (plus options) and 2 of PPP per 1448-byte segment: ~3% overhead.
+        EXPECT_LT(up, U64(row["uplink_payload_bytes"]) * 1.10);
+        cumulative += up + down;
+        EXPECT_EQ(U64(row["cumulative_wire_bytes"]), cumulative);
+    }
+}
+
+TEST_F(EndToEnd, TimesAreOrderedWithinEachClientRow)
+{
+    auto clients = ReadCsv(Out() / "clients.csv");
+    for (auto& c : clients)
+    {
+        const double received = std::stod(c["model_received_s"]);
+        const double start = std::stod(c["upload_start_s"]);
+        const double end = std::stod(c["upload_end_s"]);
+        // 20000 examples at 20000 examples/s: one second of simulated compute.
+        EXPECT_NEAR(std::stod(c["compute_s"]), 1.0, 0.01);
+        EXPECT_NEAR(start - received, std::stod(c["compute_s"]), 1e-5);
+        // 31 kB over 50 Mbit/s and 2 x 15 ms one way takes more than the propagation delay.
+        EXPECT_GT(end - start, 0.015);
+    }
+}
+
+TEST_F(EndToEnd, RunJsonRecordsTheResolvedScenario)
+{
+    const auto manifest = nlohmann::json::parse(ReadFile(Out() / "run.json"));
+    EXPECT_EQ(manifest["seed"], 7);
+    EXPECT_EQ(manifest["scenario"]["rounds"], 3);
+    // Defaults are filled in: the resolved scenario is complete.
+    EXPECT_EQ(manifest["scenario"]["compression"]["uplink"]["type"], "none");
+    EXPECT_EQ(manifest["result"]["rounds"], 3);
+    EXPECT_TRUE(manifest.contains("fedran_version"));
+    EXPECT_TRUE(manifest.contains("wall_time_s"));
+}
+
+} // namespace
+} // namespace fedran::test

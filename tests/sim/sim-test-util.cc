@@ -1,0 +1,121 @@
+#include "sim-test-util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fedran::test
+{
+
+nlohmann::json
+TinyScenario(uint32_t clients, uint32_t clientsPerRound, uint32_t rounds)
+{
+    return {
+        {"name", "tiny"},
+        {"seed", 7},
+        {"rounds", rounds},
+        {"data", {{"dataset", "fashion-mnist"}, {"path", "/usr/share/datasets/fashion-mnist"}}},
+        {"model", {{"type", "softmax"}}},
+        {"training", {{"local_epochs", 1}, {"batch_size", 32}, {"lr", 0.05}}},
+        {"server", {{"clients_per_round", clientsPerRound}, {"deadline_s", 60}}},
+        {"clients",
+         {{"groups",
+           {{{"name", "sites"},
+             {"count", clients},
+             {"compute", {{"samples_per_second", 20000}}},
+             {"backhaul", {{"type", "p2p"}, {"rate", "50Mbps"}, {"delay", "5ms"}}}}}}}},
+        {"network", {{"core", {{"rate", "1Gbps"}, {"delay", "10ms"}}}}},
+    };
+}
+
+TempDir::TempDir(const std::string& tag)
+{
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / ("fedran-" + tag + "-XXXXXX")).string();
+    if (!mkdtemp(pattern.data()))
+    {
+        throw std::runtime_error("mkdtemp failed");
+    }
+    m_path = pattern;
+}
+
+TempDir::~TempDir()
+{
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+}
+
+void
+WriteFile(const std::filesystem::path& path, const std::string& text)
+{
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+}
+
+std::string
+ReadFile(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+CommandResult
+RunFedran(const std::string& args, const std::filesystem::path& workDir)
+{
+    const std::filesystem::path errFile = workDir / "stderr.txt";
+    const std::string command = "cd '" + workDir.string() + "' && '" FEDRAN_BINARY "' " + args +
+                                " > /dev/null 2> '" + errFile.string() + "'";
+    const int status = std::system(command.c_str());
+    CommandResult result;
+    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.stderrText = ReadFile(errFile);
+    std::filesystem::remove(errFile);
+    return result;
+}
+
+std::vector<std::map<std::string, std::string>>
+ReadCsv(const std::filesystem::path& path)
+{
+    std::ifstream in(path);
+    std::string line;
+    std::vector<std::string> header;
+    std::vector<std::map<std::string, std::string>> rows;
+    auto split = [](const std::string& text) {
+        std::vector<std::string> cells;
+        std::stringstream ss(text);
+        std::string cell;
+        while (std::getline(ss, cell, ','))
+        {
+            cells.push_back(cell);
+        }
+        if (!text.empty() && text.back() == ',')
+        {
+            cells.emplace_back();
+        }
+        return cells;
+    };
+    if (std::getline(in, line))
+    {
+        header = split(line);
+    }
+    while (std::getline(in, line))
+    {
+        std::vector<std::string> cells = split(line);
+        EXPECT_EQ(cells.size(), header.size()) << path << ": " << line;
+        std::map<std::string, std::string> row;
+        for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
+        {
+            row[header[i]] = cells[i];
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+} // namespace fedran::test
