@@ -17,14 +17,22 @@ namespace ns3
 namespace
 {
 
-/// Assigns addresses, then removes the fq_codel queue disc that address assignment installs
-/// by default: a backhaul radio or a core port buffers in a plain FIFO (the device's DropTail
-/// queue, 100 packets), and CoDel would drop slow-start bursts that such links carry.
+/**
+ * Assigns addresses and sets the queues. Address assignment installs fq_codel on every device;
+ * instead, the router's ports buffer in a plain FIFO (the device's DropTail queue of 100
+ * packets), like a radio or switch port, and each end host (devices[0]) gets a 1000-packet
+ * pfifo_fast, like a Linux host's default. The host queue matters because ns-3 TCP, unlike
+ * Linux with TCP small queues, pushes its whole window into the local device: CoDel would drop
+ * those packets (and a 100-packet device queue would overflow) at the sender itself.
+ */
 Ipv4InterfaceContainer
-AssignWithoutAqm(Ipv4AddressHelper& addresses, const NetDeviceContainer& devices)
+AssignAndSetQueues(Ipv4AddressHelper& addresses, const NetDeviceContainer& devices)
 {
     Ipv4InterfaceContainer ifs = addresses.Assign(devices);
     TrafficControlHelper().Uninstall(devices);
+    TrafficControlHelper host;
+    host.SetRootQueueDisc("ns3::PfifoFastQueueDisc");
+    host.Install(devices.Get(0));
     return ifs;
 }
 
@@ -57,7 +65,7 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
     core.SetChannelAttribute("Delay", TimeValue(Seconds(config.network.coreDelayS)));
     NetDeviceContainer coreDevices = core.Install(m_server.Get(0), m_router.Get(0));
     Ipv4AddressHelper coreAddresses("10.0.0.0", "255.255.255.252");
-    Ipv4InterfaceContainer coreIfs = AssignWithoutAqm(coreAddresses, coreDevices);
+    Ipv4InterfaceContainer coreIfs = AssignAndSetQueues(coreAddresses, coreDevices);
     m_serverAddress = coreIfs.GetAddress(0);
     SetDefaultRoute(m_server.Get(0), coreIfs.GetAddress(1));
 
@@ -78,7 +86,7 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
         NetDeviceContainer devices = model->Install(m_clients.Get(i), m_router.Get(0), link);
         m_clientDevices.push_back(devices.Get(0));
         m_routerDevices.push_back(devices.Get(1));
-        Ipv4InterfaceContainer ifs = AssignWithoutAqm(backhaulAddresses, devices);
+        Ipv4InterfaceContainer ifs = AssignAndSetQueues(backhaulAddresses, devices);
         backhaulAddresses.NewNetwork();
         SetDefaultRoute(m_clients.Get(i), ifs.GetAddress(1));
     }

@@ -84,6 +84,10 @@ TEST(UpdateFrame, RoundTrip)
 
     const auto empty = Header(FrameType::GlobalModel, 0, 0);
     ExpectSameFrame(DecodeFrame(EncodeFrame(empty, {})), empty, {});
+
+    // A client's first frame: no payload, only its id.
+    const auto join = Header(FrameType::Join, 0, 0);
+    ExpectSameFrame(DecodeFrame(EncodeFrame(join, {})), join, {});
 }
 
 TEST(UpdateFrame, EncodeRejectsInvalidHeaders)

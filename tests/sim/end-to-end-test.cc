@@ -118,6 +118,17 @@ TEST_F(EndToEnd, TimesAreOrderedWithinEachClientRow)
     }
 }
 
+TEST_F(EndToEnd, CleanNetworkRoundsTakeComputePlusTransfersOnly)
+{
+    // 1 s of compute, then 31 kB each way over 50 Mbit/s with a 30 ms round trip. A lost
+    // packet would cost a retransmission timeout (at least 1 s in ns-3): none may happen here.
+    for (auto& row : ReadCsv(Out() / "rounds.csv"))
+    {
+        EXPECT_GT(std::stod(row["round_duration_s"]), 1.0);
+        EXPECT_LT(std::stod(row["round_duration_s"]), 1.3);
+    }
+}
+
 TEST_F(EndToEnd, RunJsonRecordsTheResolvedScenario)
 {
     const auto manifest = nlohmann::json::parse(ReadFile(Out() / "run.json"));
