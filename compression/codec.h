@@ -106,6 +106,31 @@ class DecodeError : public std::runtime_error
 };
 
 /**
+ * Combines the decoded updates of one round at the server into one update. The codec decides
+ * which (Codec::MakeAggregator): a sample-weighted mean by default, a majority vote for sign.
+ */
+class Aggregator
+{
+  public:
+    virtual ~Aggregator() = default;
+
+    /// Forgets the previous round; updates will have `size` floats.
+    virtual void Reset(size_t size) = 0;
+
+    /// Adds one client's decoded update with its weight (its number of training examples).
+    virtual void Add(std::span<const float> decoded, double weight) = 0;
+
+    /// Updates added since Reset.
+    virtual size_t Count() const = 0;
+
+    /// Writes the combined update; all zeros when nothing was added.
+    virtual void Result(std::span<float> out) const = 0;
+};
+
+/// sum(w_k * update_k) / sum(w_k), accumulated in double in the order of Add calls.
+std::unique_ptr<Aggregator> MakeWeightedMeanAggregator();
+
+/**
  * Encodes a model update into a byte payload and decodes it back.
  *
  * A Codec object may hold per-client state (error-feedback residuals and the like), so the
@@ -133,6 +158,18 @@ class Codec
     virtual void Decode(const TensorLayout& layout,
                         std::span<const uint8_t> payload,
                         std::span<float> out) = 0;
+
+    /// Tells an encoder which round (1-based) its next Encode belongs to, for codecs whose
+    /// behaviour follows a schedule (DGC's warm-up). Wrappers pass it on to their base.
+    virtual void BeginRound(uint32_t /* round */)
+    {
+    }
+
+    /// How the server combines updates decoded by this codec.
+    virtual std::unique_ptr<Aggregator> MakeAggregator() const
+    {
+        return MakeWeightedMeanAggregator();
+    }
 };
 
 /**

@@ -146,6 +146,7 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame)
                                                        m_trainRng);
 
     std::vector<uint8_t> payload;
+    m_updateEncoder->BeginRound(frame.header.round);
     m_updateEncoder->Encode(m_task->model->Layout(), result.update, m_codecRng, payload);
     fedran::FrameHeader header;
     header.type = fedran::FrameType::ClientUpdate;

@@ -101,6 +101,8 @@ FlServerApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
     fedran::Rng initRng(m_task->seed, fedran::kModelInitStream);
     m_task->model->InitParams(m_global, initRng);
     m_scratch.assign(size, 0.0f);
+    m_combined.assign(size, 0.0f);
+    m_aggregator = fedran::MakeCodec(m_task->uplinkCodec, "compression.uplink")->MakeAggregator();
     m_modelEncoder = fedran::MakeCodec(m_task->downlinkCodec, "compression.downlink");
     m_codecRng = fedran::Rng(m_task->seed, fedran::kServerCodecStream);
 }
@@ -216,7 +218,7 @@ FlServerApp::HandleUpdate(const fedran::Frame& frame)
             throw fedran::DecodeError("update claims zero training samples", 16);
         }
         decoder.Decode(m_task->model->Layout(), frame.payload, m_scratch);
-        m_aggregator.Add(m_scratch, frame.header.samples);
+        m_aggregator->Add(m_scratch, frame.header.samples);
         record.fate = UpdateFate::Accepted;
     }
     catch (const fedran::DecodeError& e)
@@ -296,7 +298,7 @@ FlServerApp::StartRound()
     m_roundStart = Simulator::Now();
     m_selected = SampleClients();
     m_pending = std::set<uint32_t>(m_selected.begin(), m_selected.end());
-    m_aggregator.Reset(m_global.size());
+    m_aggregator->Reset(m_global.size());
     m_roundStartedTrace(m_round, m_selected);
 
     std::vector<uint8_t> payload;
@@ -338,7 +340,15 @@ FlServerApp::EndRound()
     m_busy.insert(m_pending.begin(), m_pending.end());
     m_pending.clear();
 
-    m_aggregator.ApplyTo(m_global);
+    // FedAvg: the global model moves by the combined update (nothing moves without one).
+    if (m_aggregator->Count() > 0)
+    {
+        m_aggregator->Result(m_combined);
+        for (size_t i = 0; i < m_global.size(); ++i)
+        {
+            m_global[i] += m_combined[i];
+        }
+    }
     const fedran::Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
 
     RoundRecord record;
@@ -346,7 +356,7 @@ FlServerApp::EndRound()
     record.startS = m_roundStart.GetSeconds();
     record.endS = Simulator::Now().GetSeconds();
     record.selected = m_selected;
-    record.participants = static_cast<uint32_t>(m_aggregator.Count());
+    record.participants = static_cast<uint32_t>(m_aggregator->Count());
     record.testAccuracy = eval.accuracy;
     record.testLoss = eval.loss;
     m_roundEndedTrace(record);

@@ -3,7 +3,6 @@
 
 #include "compression/codec.h"
 #include "models/fl-trace-records.h"
-#include "models/learning/fedavg-aggregator.h"
 #include "models/learning/federated-task.h"
 #include "models/message-transport.h"
 
@@ -93,7 +92,8 @@ class FlServerApp : public Application
 
     std::vector<float> m_global;
     std::vector<float> m_scratch;
-    fedran::FedAvgAggregator m_aggregator;
+    std::unique_ptr<fedran::Aggregator> m_aggregator; ///< the uplink codec's combination rule
+    std::vector<float> m_combined;
     uint32_t m_round; ///< current round, 1-based; 0 before the first
     Time m_roundStart;
     bool m_started;
