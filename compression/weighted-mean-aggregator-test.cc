@@ -1,6 +1,7 @@
 #include "compression/codec.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <vector>
 
