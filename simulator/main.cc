@@ -2,11 +2,16 @@
 //
 //   fedran run SCENARIO.json [--out DIR] [--seed N] [--set PATH=VALUE]... [--quiet]
 //   fedran validate SCENARIO.json [--set PATH=VALUE]...
+//   fedran codec --spec JSON --input IN.f32 [--shape R,C] [--seed N] [--payload OUT.bin]
+//                [--decoded OUT.f32]
+//   fedran codec --decode --spec JSON --payload IN.bin --shape R,C --decoded OUT.f32
 //
 // Exit status: 0 success, 2 bad input (usage, scenario, data files), 1 failure while running.
 
 #include "compression/codec.h" // CodecConfigError
 #include "models/learning/dataset.h"
+#include "simulator/cli-error.h"
+#include "simulator/codec-command.h"
 #include "simulator/fl-experiment.h"
 #include "simulator/run-manifest.h"
 #include "simulator/scenario/scenario.h"
@@ -27,12 +32,6 @@ namespace
 
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
-
-/// Input that the user must fix: reported with exit status 2.
-struct BadInput : std::runtime_error
-{
-    using std::runtime_error::runtime_error;
-};
 
 struct CommonOptions
 {
@@ -94,7 +93,7 @@ class OutputFolder
         std::filesystem::create_directories(dir, ec);
         if (ec || !std::filesystem::is_directory(dir))
         {
-            throw BadInput("output.dir: cannot create folder '" + dir + "': " + ec.message());
+            throw fedran::BadInput("output.dir: cannot create folder '" + dir + "': " + ec.message());
         }
     }
 
@@ -220,6 +219,20 @@ main(int argc, char** argv)
         app.add_subcommand("validate", "Check a scenario (and its data) without running it");
     AddCommonOptions(*validate, validateOptions);
 
+    fedran::CodecCommandOptions codecOptions;
+    CLI::App* codec = app.add_subcommand(
+        "codec",
+        "Run one codec on a float32 vector and print sizes, times and error as JSON");
+    codec->add_option("--spec", codecOptions.spec, "Codec spec: JSON text or @FILE")->required();
+    codec->add_option("--input", codecOptions.input, "Raw little-endian float32 input");
+    codec->add_option("--shape", codecOptions.shape, "Tensor shape, e.g. 1000 or 100,10");
+    codec->add_option("--seed", codecOptions.seed, "Seed of the codec's random stream");
+    codec->add_option("--payload",
+                      codecOptions.payload,
+                      "Encode: write the payload here; --decode: read it from here");
+    codec->add_option("--decoded", codecOptions.decoded, "Write the decoded float32 here");
+    codec->add_flag("--decode", codecOptions.decode, "Decode --payload instead of encoding");
+
     try
     {
         app.parse(argc, argv);
@@ -236,7 +249,16 @@ main(int argc, char** argv)
 
     try
     {
+        if (codec->parsed())
+        {
+            return fedran::RunCodecCommand(codecOptions);
+        }
         return run->parsed() ? RunCommand(runOptions, quiet) : ValidateCommand(validateOptions);
+    }
+    catch (const fedran::DecodeError& e)
+    {
+        std::fprintf(stderr, "fedran: cannot decode: %s\n", e.what());
+        return kExitBadInput;
     }
     catch (const fedran::ScenarioError& e)
     {
@@ -245,7 +267,7 @@ main(int argc, char** argv)
     }
     catch (const fedran::CodecConfigError& e)
     {
-        std::fprintf(stderr, "fedran: scenario error: %s\n", e.what());
+        std::fprintf(stderr, "fedran: bad codec spec: %s\n", e.what());
         return kExitBadInput;
     }
     catch (const fedran::DataError& e)
@@ -253,7 +275,7 @@ main(int argc, char** argv)
         std::fprintf(stderr, "fedran: data error: %s\n", e.what());
         return kExitBadInput;
     }
-    catch (const BadInput& e)
+    catch (const fedran::BadInput& e)
     {
         std::fprintf(stderr, "fedran: %s\n", e.what());
         return kExitBadInput;
