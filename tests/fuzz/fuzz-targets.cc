@@ -1,0 +1,161 @@
+#include "fuzz-targets.h"
+
+#include "compression/codec.h"
+#include "models/protocol/update-frame.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+namespace fedran::fuzz
+{
+
+namespace
+{
+
+/// Two small tensors, so that per-tensor code paths and boundaries are exercised.
+const TensorLayout&
+Layout()
+{
+    static const TensorLayout layout({{"w", {7, 5}}, {"b", {3}}});
+    return layout;
+}
+
+/// One spec per codec and mode worth fuzzing. Specs whose codec is not registered (yet) are
+/// skipped, so this list can name every codec the project plans.
+const std::vector<nlohmann::json>&
+Specs()
+{
+    static const std::vector<nlohmann::json> specs = [] {
+        const std::vector<nlohmann::json> all = {
+            {{"type", "none"}},
+            {{"type", "fp16"}},
+            {{"type", "top_k"}, {"ratio", 0.2}},
+            {{"type", "top_k"}, {"ratio", 0.9}},
+            {{"type", "random_k"}, {"ratio", 0.3}},
+            {{"type", "threshold"}, {"threshold", 0.5}},
+            {{"type", "quantization"}, {"bits", 3}, {"bucket", 4}},
+            {{"type", "quantization"}, {"bits", 8}, {"stochastic", false}},
+            {{"type", "qsgd"}, {"levels", 4}, {"bucket", 8}},
+            {{"type", "sign"}},
+            {{"type", "error_feedback"}, {"base", {{"type", "top_k"}, {"ratio", 0.2}}}},
+            {{"type", "clipped"}, {"clip_value", 1.0}, {"base", {{"type", "fp16"}}}},
+            {{"type", "dgc"}, {"ratio", 0.1}},
+        };
+        std::vector<nlohmann::json> usable;
+        for (const auto& spec : all)
+        {
+            try
+            {
+                MakeCodec(spec, "fuzz");
+                usable.push_back(spec);
+            }
+            catch (const CodecConfigError&)
+            {
+            }
+        }
+        return usable;
+    }();
+    return specs;
+}
+
+} // namespace
+
+void
+FuzzFrameStream(const uint8_t* data, size_t size)
+{
+    // The first byte chooses the piece size, so that headers and payloads split everywhere.
+    if (size == 0)
+    {
+        return;
+    }
+    const size_t piece = 1 + data[0] % 64;
+    FrameReassembler reassembler;
+    try
+    {
+        for (size_t at = 1; at < size; at += piece)
+        {
+            const size_t n = std::min(piece, size - at);
+            reassembler.Append(std::span<const uint8_t>(data + at, n));
+            while (auto frame = reassembler.Next())
+            {
+                if (frame->payload.size() != frame->header.length)
+                {
+                    __builtin_trap(); // a frame must carry exactly what its header announces
+                }
+            }
+        }
+    }
+    catch (const FrameError&)
+    {
+    }
+    try
+    {
+        DecodeFrame(std::span<const uint8_t>(data, size));
+    }
+    catch (const FrameError&)
+    {
+    }
+}
+
+void
+FuzzCodecDecode(const uint8_t* data, size_t size)
+{
+    const auto& specs = Specs();
+    if (size == 0 || specs.empty())
+    {
+        return;
+    }
+    std::unique_ptr<Codec> codec = MakeCodec(specs[data[0] % specs.size()], "fuzz");
+    std::vector<float> out(Layout().TotalSize());
+    try
+    {
+        codec->Decode(Layout(), std::span<const uint8_t>(data + 1, size - 1), out);
+    }
+    catch (const DecodeError&)
+    {
+    }
+}
+
+std::vector<std::vector<uint8_t>>
+CodecDecodeSeeds()
+{
+    std::vector<std::vector<uint8_t>> seeds;
+    Rng rng(42);
+    std::vector<float> update(Layout().TotalSize());
+    for (auto& v : update)
+    {
+        v = static_cast<float>(rng.Normal());
+    }
+    const auto& specs = Specs();
+    for (size_t i = 0; i < specs.size(); ++i)
+    {
+        std::vector<uint8_t> seed{static_cast<uint8_t>(i)};
+        std::unique_ptr<Codec> codec = MakeCodec(specs[i], "fuzz");
+        codec->BeginRound(1);
+        codec->Encode(Layout(), update, rng, seed);
+        seeds.push_back(std::move(seed));
+    }
+    return seeds;
+}
+
+std::vector<std::vector<uint8_t>>
+FrameStreamSeeds()
+{
+    std::vector<uint8_t> stream{7}; // piece size 8
+    for (uint8_t type : {1, 2, 3})
+    {
+        FrameHeader header;
+        header.type = static_cast<FrameType>(type);
+        header.round = type;
+        header.client = 5;
+        header.samples = type == 2 ? 100 : 0;
+        const std::vector<uint8_t> payload(type * 13u, type);
+        const std::vector<uint8_t> frame = EncodeFrame(header, payload);
+        stream.insert(stream.end(), frame.begin(), frame.end());
+    }
+    return {stream};
+}
+
+} // namespace fedran::fuzz

@@ -1,0 +1,30 @@
+#ifndef FEDRAN_TESTS_FUZZ_FUZZ_TARGETS_H
+#define FEDRAN_TESTS_FUZZ_FUZZ_TARGETS_H
+
+// Entry points that feed untrusted bytes to every parser that reads them off the network.
+// They are driven two ways: by libFuzzer (tests/fuzz/libfuzzer/, clang, FEDRAN_LIBFUZZER=ON)
+// and by the randomized-mutation GoogleTest in mutation-test.cc, which runs in CI under
+// ASan/UBSan. A target returns normally for any input; a crash or sanitizer report is a bug.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace fedran::fuzz
+{
+
+/// Bytes as they arrive on a TCP stream: cut into pieces, reassembled into frames.
+void FuzzFrameStream(const uint8_t* data, size_t size);
+
+/// data[0] picks a codec spec (modulo the number of specs), the rest is its payload.
+void FuzzCodecDecode(const uint8_t* data, size_t size);
+
+/// Valid inputs for FuzzCodecDecode: one encoded payload per codec spec, tagged.
+std::vector<std::vector<uint8_t>> CodecDecodeSeeds();
+
+/// Valid inputs for FuzzFrameStream: a few frames back to back.
+std::vector<std::vector<uint8_t>> FrameStreamSeeds();
+
+} // namespace fedran::fuzz
+
+#endif
