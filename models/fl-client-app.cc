@@ -69,6 +69,7 @@ FlClientApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
     m_trainRng = fedran::Rng(m_task->seed, fedran::kClientTrainStreamBase + m_clientId);
     m_codecRng = fedran::Rng(m_task->seed, fedran::kClientCodecStreamBase + m_clientId);
     m_model.assign(m_task->model->Layout().TotalSize(), 0.0f);
+    m_delta.assign(m_model.size(), 0.0f);
 }
 
 void
@@ -121,7 +122,19 @@ FlClientApp::HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame
     }
     try
     {
-        m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, m_model);
+        if (m_task->downlinkClientView)
+        {
+            // The frame carries global − (this client's copy).
+            m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, m_delta);
+            for (size_t i = 0; i < m_model.size(); ++i)
+            {
+                m_model[i] += m_delta[i];
+            }
+        }
+        else
+        {
+            m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, m_model);
+        }
     }
     catch (const fedran::DecodeError& e)
     {

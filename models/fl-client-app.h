@@ -61,7 +61,8 @@ class FlClientApp : public Application
     std::unique_ptr<fedran::Codec> m_updateEncoder;
     fedran::Rng m_trainRng;
     fedran::Rng m_codecRng;
-    std::vector<float> m_model;
+    std::vector<float> m_model; ///< this client's copy of the global model
+    std::vector<float> m_delta; ///< decoded downlink delta (downlink_reference client_view)
     Ptr<MessageChannel> m_channel;
     EventId m_sendEvent;
 

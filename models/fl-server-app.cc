@@ -140,6 +140,7 @@ FlServerApp::DoDispose()
     m_clients.clear();
     m_transport = nullptr;
     m_decoders.clear();
+    m_views.clear();
     m_modelEncoder.reset();
     m_task.reset();
     Application::DoDispose();
@@ -301,8 +302,11 @@ FlServerApp::StartRound()
     m_aggregator->Reset(m_global.size());
     m_roundStartedTrace(m_round, m_selected);
 
-    std::vector<uint8_t> payload;
-    m_modelEncoder->Encode(m_task->model->Layout(), m_global, m_codecRng, payload);
+    std::vector<uint8_t> shared;
+    if (!m_task->downlinkClientView)
+    {
+        m_modelEncoder->Encode(m_task->model->Layout(), m_global, m_codecRng, shared);
+    }
     for (uint32_t client : m_selected)
     {
         fedran::FrameHeader header;
@@ -310,7 +314,9 @@ FlServerApp::StartRound()
         header.codec = m_modelEncoder->Id();
         header.round = m_round;
         header.client = client;
-        std::vector<uint8_t> frame = fedran::EncodeFrame(header, payload);
+        std::vector<uint8_t> frame = fedran::EncodeFrame(
+            header,
+            m_task->downlinkClientView ? EncodeForClientView(client) : shared);
         m_modelSentTrace(m_round, client, frame.size());
         m_clients.at(client)->Send(std::move(frame));
     }
@@ -320,6 +326,33 @@ FlServerApp::StartRound()
         // Nobody to wait for: the round still takes its deadline, as a real server's would.
         NS_LOG_WARN("round " << m_round << " has no idle client");
     }
+}
+
+std::vector<uint8_t>
+FlServerApp::EncodeForClientView(uint32_t client)
+{
+    const fedran::TensorLayout& layout = m_task->model->Layout();
+    ClientView& view = m_views[client];
+    if (!view.encoder)
+    {
+        // Clients start from zeros (FlClientApp::SetTask); so does the server's mirror.
+        view.encoder = fedran::MakeCodec(m_task->downlinkCodec, "compression.downlink");
+        view.model.assign(m_global.size(), 0.0f);
+    }
+    for (size_t i = 0; i < m_global.size(); ++i)
+    {
+        m_scratch[i] = m_global[i] - view.model[i];
+    }
+    std::vector<uint8_t> payload;
+    view.encoder->BeginRound(m_round);
+    view.encoder->Encode(layout, m_scratch, m_codecRng, payload);
+    // Mirror the client: it will add exactly what this payload decodes to.
+    m_modelEncoder->Decode(layout, payload, m_scratch);
+    for (size_t i = 0; i < m_global.size(); ++i)
+    {
+        view.model[i] += m_scratch[i];
+    }
+    return payload;
 }
 
 void

@@ -69,6 +69,8 @@ class FlServerApp : public Application
     /// Marks a selected client as answered (or failed) and ends the round when none remain.
     void SettleClient(uint32_t client);
     fedran::Codec& DecoderFor(uint32_t client);
+    /// Downlink payload of global − (the client's copy), and the copy moved as the client will.
+    std::vector<uint8_t> EncodeForClientView(uint32_t client);
 
     // Attributes
     uint16_t m_port;
@@ -81,7 +83,17 @@ class FlServerApp : public Application
 
     std::shared_ptr<const fedran::FederatedTask> m_task;
     Ptr<UniformRandomVariable> m_sampler;
-    std::unique_ptr<fedran::Codec> m_modelEncoder;
+    std::unique_ptr<fedran::Codec> m_modelEncoder; ///< also decodes, to mirror client views
+
+    /// With compression.downlink_reference = client_view: what each client holds, and its
+    /// downlink encoder (a codec may keep per-client state, like error feedback's residual).
+    struct ClientView
+    {
+        std::vector<float> model;
+        std::unique_ptr<fedran::Codec> encoder;
+    };
+
+    std::map<uint32_t, ClientView> m_views;
     std::map<uint32_t, std::unique_ptr<fedran::Codec>> m_decoders;
     fedran::Rng m_codecRng;
 

@@ -94,6 +94,7 @@ FlExperiment::Prepare()
     m_task->training.lr = m_config.training.lr;
     m_task->uplinkCodec = m_config.uplinkCodec;
     m_task->downlinkCodec = m_config.downlinkCodec;
+    m_task->downlinkClientView = m_config.downlinkClientView;
 }
 
 RunTotals

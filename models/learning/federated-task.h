@@ -38,6 +38,8 @@ struct FederatedTask
     TrainingConfig training;
     nlohmann::json uplinkCodec;   ///< codec spec, built per client with MakeCodec
     nlohmann::json downlinkCodec;
+    /// Downlink frames carry global − (the client's copy) rather than the model itself.
+    bool downlinkClientView = false;
 };
 
 } // namespace fedran

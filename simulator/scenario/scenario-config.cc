@@ -98,6 +98,8 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
 
     config.uplinkCodec = scenario.at("compression").at("uplink");
     config.downlinkCodec = scenario.at("compression").at("downlink");
+    config.downlinkClientView =
+        scenario.at("compression").at("downlink_reference").get<std::string>() == "client_view";
 
     const json& output = scenario.at("output");
     config.outputDir =

@@ -81,6 +81,7 @@ struct ScenarioConfig
 
     nlohmann::json uplinkCodec;   ///< codec spec object, e.g. {"type": "none"}
     nlohmann::json downlinkCodec;
+    bool downlinkClientView = false; ///< compression.downlink_reference == "client_view"
 
     std::string outputDir;
 

@@ -54,6 +54,8 @@ TEST(ToConfig, Quickstart)
     EXPECT_EQ(config.TotalClients(), 20u);
     json resolved = Quickstart();
     resolved["data"]["partition"].update({{"alpha", 0.5}, {"min_samples", 10}});
+    resolved["compression"]["downlink_reference"] = "model";
+    EXPECT_FALSE(config.downlinkClientView);
     EXPECT_EQ(config.resolved, resolved) << json::diff(resolved, config.resolved).dump();
 }
 

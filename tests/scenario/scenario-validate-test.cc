@@ -27,9 +27,11 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     json scenario = Quickstart();
     json expected = scenario;
     ValidateScenario(scenario);
-    // Quickstart spells out every default but the dirichlet-only partition settings.
+    // Quickstart spells out every default but the dirichlet-only partition settings and
+    // the downlink reference.
     expected["data"]["partition"]["alpha"] = 0.5;
     expected["data"]["partition"]["min_samples"] = 10;
+    expected["compression"]["downlink_reference"] = "model";
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
 }
 
@@ -56,7 +58,8 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
             "backhaul": {"type": "p2p", "rate": "50Mbps", "delay": "5ms", "loss": 0}
         }]},
         "network": {"core": {"rate": "1Gbps", "delay": "10ms"}, "transport": "tcp"},
-        "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"}},
+        "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
+                        "downlink_reference": "model"},
         "output": {}
     })");
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();

@@ -1,5 +1,5 @@
 // scenarios/scenario.schema.json itself: valid JSON, compiled in unchanged, every key
-// documented, and docs/scenario-keys.md listing every key.
+// documented, and docs/scenario-keys.md and the README listing every key.
 
 #include "scenario-test-util.h"
 
@@ -111,15 +111,19 @@ TEST(SchemaFile, ObjectsAreClosedExceptCodecSpecs)
 TEST(SchemaFile, KeyDocumentationListsEveryKey)
 {
     const json schema = SchemaFromFile();
-    const std::string doc = ReadText(test::SourcePath("docs/scenario-keys.md"));
-    Walk(schema, "", [&](const std::string& path, const json&) {
-        if (path.rfind("$defs", 0) == 0)
-        {
-            return;
-        }
-        EXPECT_NE(doc.find("| `" + path + "` |"), std::string::npos)
-            << path << " is missing: run analysis/schema_doc.py > docs/scenario-keys.md";
-    });
+    for (const char* file : {"docs/scenario-keys.md", "README.md"})
+    {
+        const std::string doc = ReadText(test::SourcePath(file));
+        Walk(schema, "", [&](const std::string& path, const json&) {
+            if (path.rfind("$defs", 0) == 0)
+            {
+                return;
+            }
+            EXPECT_NE(doc.find("| `" + path + "` |"), std::string::npos)
+                << path << " is missing from " << file
+                << ": run analysis/schema_doc.py --write";
+        });
+    }
 }
 
 } // namespace
