@@ -52,8 +52,8 @@ FlClientApp::GetTypeId()
 }
 
 FlClientApp::FlClientApp()
-    : m_clientId(0),
-      m_samplesPerSecond(2000.0)
+    : m_clientId(0)
+    , m_samplesPerSecond(2000.0)
 {
 }
 
@@ -84,6 +84,7 @@ void
 FlClientApp::StopApplication()
 {
     m_sendEvent.Cancel();
+    WaitForTraining();
     if (m_channel)
     {
         m_channel->Close();
@@ -91,8 +92,16 @@ FlClientApp::StopApplication()
 }
 
 void
+FlClientApp::SetTrainingPool(std::shared_ptr<ThreadPool> pool)
+{
+    m_pool = std::move(pool);
+}
+
+void
 FlClientApp::DoDispose()
 {
+    WaitForTraining();
+    m_pool.reset();
     m_channel = nullptr;
     m_transport = nullptr;
     m_task.reset();
@@ -114,8 +123,8 @@ FlClientApp::HandleConnected(Ptr<MessageChannel> channel)
 void
 FlClientApp::HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame)
 {
-    if (frame.header.type != fedran::FrameType::GlobalModel ||
-        frame.header.client != m_clientId || frame.header.codec != m_modelDecoder->Id())
+    if (frame.header.type != fedran::FrameType::GlobalModel || frame.header.client != m_clientId ||
+        frame.header.codec != m_modelDecoder->Id())
     {
         HandleChannelError(channel, "unexpected frame from the server");
         return;
@@ -150,6 +159,23 @@ FlClientApp::HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame
 void
 FlClientApp::TrainAndSchedule(const fedran::Frame& frame)
 {
+    const uint32_t round = frame.header.round;
+    const std::vector<uint32_t>& rows = m_task->partition[m_clientId];
+    // Simulated compute: every local epoch passes over all of the client's examples. It does
+    // not depend on the training's outcome, so the training itself can run on another thread
+    // until the simulated compute time is over.
+    const double computeS = double(rows.size()) * m_task->training.localEpochs / m_samplesPerSecond;
+    auto train = [this, round]() {
+        return TrainAndEncode(round);
+    };
+    m_pending = m_pool ? m_pool->Submit(train) : std::async(std::launch::deferred, train);
+    m_sendEvent = Simulator::Schedule(Seconds(computeS), &FlClientApp::SendUpdate, this, computeS);
+}
+
+FlClientApp::EncodedUpdate
+FlClientApp::TrainAndEncode(uint32_t round)
+{
+    // Runs on a worker thread: it touches only this client's own state and read-only data.
     const std::vector<uint32_t>& rows = m_task->partition[m_clientId];
     fedran::TrainingResult result = fedran::TrainLocal(*m_task->model,
                                                        m_model,
@@ -157,40 +183,44 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame)
                                                        rows,
                                                        m_task->training,
                                                        m_trainRng);
-
     std::vector<uint8_t> payload;
-    m_updateEncoder->BeginRound(frame.header.round);
+    m_updateEncoder->BeginRound(round);
     m_updateEncoder->Encode(m_task->model->Layout(), result.update, m_codecRng, payload);
     fedran::FrameHeader header;
     header.type = fedran::FrameType::ClientUpdate;
     header.codec = m_updateEncoder->Id();
-    header.round = frame.header.round;
+    header.round = round;
     header.client = m_clientId;
     header.samples = static_cast<uint32_t>(rows.size());
 
-    UpdateSentRecord record;
-    record.round = frame.header.round;
-    record.client = m_clientId;
-    record.rawBytes = result.update.size() * sizeof(float);
-    // Simulated compute: every local epoch passes over all of the client's examples.
-    record.computeS =
-        double(result.samples) * m_task->training.localEpochs / m_samplesPerSecond;
-    record.trainLoss = result.meanLoss;
-    record.codec = std::string(m_updateEncoder->Name());
-    std::vector<uint8_t> bytes = fedran::EncodeFrame(header, payload);
-    record.frameBytes = bytes.size();
-    m_sendEvent = Simulator::Schedule(Seconds(record.computeS),
-                                      &FlClientApp::SendUpdate,
-                                      this,
-                                      std::move(bytes),
-                                      record);
+    EncodedUpdate encoded;
+    encoded.frame = fedran::EncodeFrame(header, payload);
+    encoded.record.round = round;
+    encoded.record.client = m_clientId;
+    encoded.record.rawBytes = result.update.size() * sizeof(float);
+    encoded.record.frameBytes = encoded.frame.size();
+    encoded.record.trainLoss = result.meanLoss;
+    encoded.record.codec = std::string(m_updateEncoder->Name());
+    return encoded;
 }
 
 void
-FlClientApp::SendUpdate(std::vector<uint8_t> frame, UpdateSentRecord record)
+FlClientApp::SendUpdate(double computeS)
 {
-    m_updateSentTrace(record);
-    m_channel->Send(std::move(frame));
+    EncodedUpdate encoded = m_pending.get();
+    encoded.record.computeS = computeS;
+    m_updateSentTrace(encoded.record);
+    m_channel->Send(std::move(encoded.frame));
+}
+
+void
+FlClientApp::WaitForTraining()
+{
+    // A job still running uses this object: it must finish before the client goes away.
+    if (m_pending.valid())
+    {
+        m_pending.wait();
+    }
 }
 
 void
@@ -198,6 +228,7 @@ FlClientApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& 
 {
     NS_LOG_WARN("client " << m_clientId << ": " << why);
     m_sendEvent.Cancel();
+    WaitForTraining();
     channel->Close();
 }
 

@@ -5,12 +5,14 @@
 #include "models/fl-trace-records.h"
 #include "models/learning/federated-task.h"
 #include "models/message-transport.h"
+#include "models/thread-pool.h"
 
 #include <ns3/address.h>
 #include <ns3/application.h>
 #include <ns3/event-id.h>
 #include <ns3/traced-callback.h>
 
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -36,6 +38,9 @@ class FlClientApp : public Application
     /// The learning problem; must be set (after ClientId) before the application starts.
     void SetTask(std::shared_ptr<const fedran::FederatedTask> task);
 
+    /// Where local training runs; without a pool it runs on the simulation thread.
+    void SetTrainingPool(std::shared_ptr<ThreadPool> pool);
+
     typedef void (*ModelReceivedCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
     typedef void (*UpdateSentCallback)(const UpdateSentRecord& record);
 
@@ -47,8 +52,17 @@ class FlClientApp : public Application
     void HandleConnected(Ptr<MessageChannel> channel);
     void HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame);
     void HandleChannelError(Ptr<MessageChannel> channel, const std::string& why);
+    /// The encoded update frame and what the trace reports about it.
+    struct EncodedUpdate
+    {
+        std::vector<uint8_t> frame;
+        UpdateSentRecord record;
+    };
+
     void TrainAndSchedule(const fedran::Frame& frame);
-    void SendUpdate(std::vector<uint8_t> frame, UpdateSentRecord record);
+    EncodedUpdate TrainAndEncode(uint32_t round);
+    void SendUpdate(double computeS);
+    void WaitForTraining();
 
     // Attributes
     uint32_t m_clientId;
@@ -65,6 +79,8 @@ class FlClientApp : public Application
     std::vector<float> m_delta; ///< decoded downlink delta (downlink_reference client_view)
     Ptr<MessageChannel> m_channel;
     EventId m_sendEvent;
+    std::shared_ptr<ThreadPool> m_pool;
+    std::future<EncodedUpdate> m_pending; ///< the training of the current round
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_modelReceivedTrace;
     TracedCallback<const UpdateSentRecord&> m_updateSentTrace;

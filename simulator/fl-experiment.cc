@@ -5,6 +5,7 @@
 #include "models/learning/idx-reader.h"
 #include "models/learning/partition.h"
 #include "models/tcp-message-transport.h"
+#include "models/thread-pool.h"
 #include "simulator/fl-stats-collector.h"
 #include "simulator/star-topology.h"
 
@@ -46,8 +47,9 @@ StopSimulation()
 
 } // namespace
 
-FlExperiment::FlExperiment(fedran::ScenarioConfig config)
-    : m_config(std::move(config))
+FlExperiment::FlExperiment(fedran::ScenarioConfig config, unsigned threads)
+    : m_config(std::move(config)),
+      m_threads(threads)
 {
 }
 
@@ -121,6 +123,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     server->SetTask(m_task);
     topology.GetServer()->AddApplication(server);
 
+    auto pool = std::make_shared<ThreadPool>(m_threads);
     const Address serverAddress = InetSocketAddress(topology.GetServerAddress(), kServerPort);
     std::vector<Ptr<FlClientApp>> clients;
     std::vector<std::string> groupNames;
@@ -133,6 +136,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         client->SetAttribute("SamplesPerSecond", DoubleValue(group.samplesPerSecond));
         client->SetAttribute("Transport", PointerValue(transport));
         client->SetTask(m_task);
+        client->SetTrainingPool(pool);
         topology.GetClient(i)->AddApplication(client);
         clients.push_back(client);
         groupNames.push_back(group.name);

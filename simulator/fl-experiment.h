@@ -24,7 +24,9 @@ class FlExperiment
     /// Called after each round with the round's record and the totals so far.
     using RoundObserver = FlStatsCollector::RoundObserver;
 
-    explicit FlExperiment(fedran::ScenarioConfig config);
+    /// `threads`: workers for the clients' local training (0: one per hardware thread). It
+    /// changes wall time only: results are identical for any value.
+    explicit FlExperiment(fedran::ScenarioConfig config, unsigned threads = 1);
 
     /// Loads and partitions the data and builds the model. Throws fedran::DataError for a
     /// missing or malformed dataset, before anything is written.
@@ -49,6 +51,7 @@ class FlExperiment
     fedran::ScenarioConfig m_config;
     std::shared_ptr<fedran::FederatedTask> m_task;
     std::vector<uint32_t> m_clientGroup;
+    unsigned m_threads;
 };
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 // fedran: command-line entry point.
 //
-//   fedran run SCENARIO.json [--out DIR] [--seed N] [--set PATH=VALUE]... [--quiet]
+//   fedran run SCENARIO.json [--out DIR] [--seed N] [--set PATH=VALUE]... [--threads N]
+//              [--quiet]
 //   fedran validate SCENARIO.json [--set PATH=VALUE]...
 //   fedran codec --spec JSON --input IN.f32 [--shape R,C] [--seed N] [--payload OUT.bin]
 //                [--decoded OUT.f32]
@@ -39,6 +40,7 @@ struct CommonOptions
     std::vector<std::string> overrides;
     std::optional<uint64_t> seed;
     std::optional<std::string> outDir;
+    unsigned threads = 0;
 };
 
 /// Reads, overrides, validates and type-checks a scenario.
@@ -122,7 +124,7 @@ RunCommand(const CommonOptions& options, bool quiet)
 {
     const auto wallStart = std::chrono::steady_clock::now();
     fedran::ScenarioConfig config = LoadConfig(options);
-    ns3::FlExperiment experiment(config);
+    ns3::FlExperiment experiment(config, options.threads);
     experiment.Prepare();
 
     OutputFolder folder(config.outputDir);
@@ -213,6 +215,10 @@ main(int argc, char** argv)
     run->add_option("--out", runOptions.outDir, "Output folder (overrides output.dir)");
     run->add_option("--seed", runOptions.seed, "Random seed (overrides seed)");
     run->add_flag("--quiet,-q", quiet, "No progress on stderr");
+    run->add_option("--threads",
+                    runOptions.threads,
+                    "Threads for the clients' local training (default: all cores); results do "
+                    "not depend on it");
 
     CommonOptions validateOptions;
     CLI::App* validate =
