@@ -102,6 +102,7 @@ FlServerApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
     m_task->model->InitParams(m_global, initRng);
     m_scratch.assign(size, 0.0f);
     m_combined.assign(size, 0.0f);
+    m_optimizer = fedran::MakeServerOptimizer(m_task->serverOptimizer);
     m_aggregator = fedran::MakeCodec(m_task->uplinkCodec, "compression.uplink")->MakeAggregator();
     m_modelEncoder = fedran::MakeCodec(m_task->downlinkCodec, "compression.downlink");
     m_codecRng = fedran::Rng(m_task->seed, fedran::kServerCodecStream);
@@ -373,14 +374,11 @@ FlServerApp::EndRound()
     m_busy.insert(m_pending.begin(), m_pending.end());
     m_pending.clear();
 
-    // FedAvg: the global model moves by the combined update (nothing moves without one).
+    // The server optimiser moves the model by the combined update (nothing moves without one).
     if (m_aggregator->Count() > 0)
     {
         m_aggregator->Result(m_combined);
-        for (size_t i = 0; i < m_global.size(); ++i)
-        {
-            m_global[i] += m_combined[i];
-        }
+        m_optimizer->Apply(m_combined, m_global);
     }
     const fedran::Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
 

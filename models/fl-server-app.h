@@ -4,6 +4,7 @@
 #include "compression/codec.h"
 #include "models/fl-trace-records.h"
 #include "models/learning/federated-task.h"
+#include "models/learning/server-optimizer.h"
 #include "models/message-transport.h"
 
 #include <ns3/application.h>
@@ -106,6 +107,7 @@ class FlServerApp : public Application
     std::vector<float> m_scratch;
     std::unique_ptr<fedran::Aggregator> m_aggregator; ///< the uplink codec's combination rule
     std::vector<float> m_combined;
+    std::unique_ptr<fedran::ServerOptimizer> m_optimizer;
     uint32_t m_round; ///< current round, 1-based; 0 before the first
     Time m_roundStart;
     bool m_started;

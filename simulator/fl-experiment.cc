@@ -94,6 +94,7 @@ FlExperiment::Prepare()
     m_task->training.localEpochs = m_config.training.localEpochs;
     m_task->training.batchSize = m_config.training.batchSize;
     m_task->training.lr = m_config.training.lr;
+    m_task->serverOptimizer = m_config.server.optimizer;
     m_task->uplinkCodec = m_config.uplinkCodec;
     m_task->downlinkCodec = m_config.downlinkCodec;
     m_task->downlinkClientView = m_config.downlinkClientView;

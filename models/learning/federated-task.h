@@ -4,6 +4,7 @@
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/model.h"
+#include "models/learning/server-optimizer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,7 @@ struct FederatedTask
     std::shared_ptr<const TrainTestData> data;
     std::vector<std::vector<uint32_t>> partition; ///< per client: indices into data->train
     TrainingConfig training;
+    ServerOptimizerConfig serverOptimizer;
     nlohmann::json uplinkCodec;   ///< codec spec, built per client with MakeCodec
     nlohmann::json downlinkCodec;
     /// Downlink frames carry global − (the client's copy) rather than the model itself.

@@ -76,7 +76,15 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.server.clientsPerRound =
         ReadUint32(server.at("clients_per_round"), "server.clients_per_round", errors);
     config.server.deadlineS = server.at("deadline_s").get<double>();
-    config.server.aggregation = server.at("aggregation").get<std::string>();
+    ServerOptimizerConfig& optimizer = config.server.optimizer;
+    optimizer.method = server.at("aggregation").get<std::string>();
+    optimizer.lr = server.contains("server_lr") ? server.at("server_lr").get<double>()
+                   : optimizer.method == "fedadam" ? 0.01
+                                                   : 1.0;
+    optimizer.momentum = server.at("server_momentum").get<double>();
+    optimizer.beta1 = server.at("server_beta1").get<double>();
+    optimizer.beta2 = server.at("server_beta2").get<double>();
+    optimizer.tau = server.at("server_tau").get<double>();
 
     const json& groups = scenario.at("clients").at("groups");
     for (size_t i = 0; i < groups.size(); ++i)
@@ -205,8 +213,9 @@ ToConfig(const nlohmann::json& resolved)
         }
         throw ScenarioError(message);
     }
-    // run.json records the output folder actually used.
+    // run.json records the values actually used where the default depends on other keys.
     scenario["output"]["dir"] = config.outputDir;
+    scenario["server"]["server_lr"] = config.server.optimizer.lr;
     config.resolved = std::move(scenario);
     return config;
 }

@@ -6,6 +6,8 @@
 // Every error is a ScenarioError whose message names the JSON path or the file; the CLI
 // maps it to exit status 2.
 
+#include "models/learning/server-optimizer.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -67,7 +69,7 @@ struct ScenarioConfig
     {
         uint32_t clientsPerRound = 0;
         double deadlineS = 60.0;
-        std::string aggregation; ///< "fedavg"
+        ServerOptimizerConfig optimizer; ///< "aggregation" and the server_* settings
     } server;
 
     std::vector<ClientGroupConfig> groups;

@@ -36,7 +36,8 @@ TEST(ToConfig, Quickstart)
     EXPECT_DOUBLE_EQ(config.training.lr, 0.05);
     EXPECT_EQ(config.server.clientsPerRound, 10u);
     EXPECT_DOUBLE_EQ(config.server.deadlineS, 60.0);
-    EXPECT_EQ(config.server.aggregation, "fedavg");
+    EXPECT_EQ(config.server.optimizer.method, "fedavg");
+    EXPECT_DOUBLE_EQ(config.server.optimizer.lr, 1.0);
     ASSERT_EQ(config.groups.size(), 1u);
     EXPECT_EQ(config.groups[0].name, "cell-sites");
     EXPECT_EQ(config.groups[0].count, 20u);
@@ -55,8 +56,24 @@ TEST(ToConfig, Quickstart)
     json resolved = Quickstart();
     resolved["data"]["partition"].update({{"alpha", 0.5}, {"min_samples", 10}});
     resolved["compression"]["downlink_reference"] = "model";
+    resolved["server"].update({{"server_lr", 1.0},
+                               {"server_momentum", 0.9},
+                               {"server_beta1", 0.9},
+                               {"server_beta2", 0.99},
+                               {"server_tau", 0.001}});
     EXPECT_FALSE(config.downlinkClientView);
     EXPECT_EQ(config.resolved, resolved) << json::diff(resolved, config.resolved).dump();
+}
+
+TEST(ToConfig, ServerLearningRateDefaultDependsOnTheOptimizer)
+{
+    json scenario = Quickstart();
+    scenario["server"]["aggregation"] = "fedadam";
+    ScenarioConfig config = ToConfig(scenario);
+    EXPECT_DOUBLE_EQ(config.server.optimizer.lr, 0.01);
+    EXPECT_EQ(config.resolved["server"]["server_lr"], 0.01);
+    scenario["server"]["server_lr"] = 0.5;
+    EXPECT_DOUBLE_EQ(ToConfig(scenario).server.optimizer.lr, 0.5);
 }
 
 TEST(ToConfig, DefaultOutputDirFollowsName)

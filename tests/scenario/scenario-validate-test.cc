@@ -32,6 +32,10 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     expected["data"]["partition"]["alpha"] = 0.5;
     expected["data"]["partition"]["min_samples"] = 10;
     expected["compression"]["downlink_reference"] = "model";
+    expected["server"].update({{"server_momentum", 0.9},
+                               {"server_beta1", 0.9},
+                               {"server_beta2", 0.99},
+                               {"server_tau", 0.001}});
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
 }
 
@@ -50,7 +54,9 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
         },
         "model": {"type": "softmax"},
         "training": {"local_epochs": 1, "batch_size": 32, "lr": 0.05},
-        "server": {"clients_per_round": 2, "deadline_s": 60, "aggregation": "fedavg"},
+        "server": {"clients_per_round": 2, "deadline_s": 60, "aggregation": "fedavg",
+                   "server_momentum": 0.9, "server_beta1": 0.9, "server_beta2": 0.99,
+                   "server_tau": 0.001},
         "clients": {"groups": [{
             "name": "g",
             "count": 4,
