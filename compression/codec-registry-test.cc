@@ -17,18 +17,33 @@ namespace
 std::unique_ptr<Codec>
 Make(const std::string& type)
 {
-    return MakeCodec(nlohmann::json{{"type", type}}, "compression.uplink");
+    nlohmann::json spec{{"type", type}};
+    if (type == "error_feedback" || type == "clipped")
+    {
+        spec["base"] = {{"type", "none"}};
+    }
+    if (type == "clipped")
+    {
+        spec["clip_value"] = 1.0;
+    }
+    return MakeCodec(spec, "compression.uplink");
 }
 
 TEST(MakeCodec, KnowsEveryNameWithStableIds)
 {
-    EXPECT_EQ(CodecTypeNames(), (std::vector<std::string>{"none", "fp16"}));
-    EXPECT_EQ(Make("none")->Id(), 1);
-    EXPECT_EQ(Make("fp16")->Id(), 2);
-    for (const std::string& name : CodecTypeNames())
+    // Wire ids are written into frames: they never change.
+    const std::vector<std::pair<std::string, uint16_t>> expected = {
+        {"none", 1},   {"fp16", 2},          {"top_k", 10},          {"random_k", 11},
+        {"threshold", 12}, {"quantization", 20}, {"qsgd", 21},    {"sign", 22},
+        {"error_feedback", 30}, {"clipped", 31}, {"dgc", 32}};
+    std::vector<std::string> names;
+    for (const auto& [name, id] : expected)
     {
+        names.push_back(name);
+        EXPECT_EQ(Make(name)->Id(), id) << name;
         EXPECT_EQ(Make(name)->Name(), name);
     }
+    EXPECT_EQ(CodecTypeNames(), names);
 }
 
 std::string
@@ -49,7 +64,8 @@ TEST(MakeCodec, ErrorsNameTheJsonPath)
 {
     using nlohmann::json;
     EXPECT_EQ(ConfigError({{"type", "zip"}}),
-              "compression.uplink.type: unknown codec 'zip' (known: none, fp16)");
+              "compression.uplink.type: unknown codec 'zip' (known: none, fp16, top_k, random_k, "
+              "threshold, quantization, qsgd, sign, error_feedback, clipped, dgc)");
     EXPECT_EQ(ConfigError({{"type", "fp16"}, {"ratio", 0.1}}),
               "compression.uplink.ratio: unknown key for codec 'fp16'");
     EXPECT_EQ(ConfigError({{"kind", "none"}}).rfind("compression.uplink.type: missing", 0), 0u);

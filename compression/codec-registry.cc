@@ -24,6 +24,15 @@ struct CodecEntry
 constexpr CodecEntry kCodecs[] = {
     {"none", 1, &internal::MakeNoneCodec},
     {"fp16", 2, &internal::MakeFp16Codec},
+    {"top_k", 10, &internal::MakeTopKCodec},
+    {"random_k", 11, &internal::MakeRandomKCodec},
+    {"threshold", 12, &internal::MakeThresholdCodec},
+    {"quantization", 20, &internal::MakeQuantizationCodec},
+    {"qsgd", 21, &internal::MakeQsgdCodec},
+    {"sign", 22, &internal::MakeSignCodec},
+    {"error_feedback", 30, &internal::MakeErrorFeedbackCodec},
+    {"clipped", 31, &internal::MakeClippedCodec},
+    {"dgc", 32, &internal::MakeDgcCodec},
 };
 
 constexpr bool

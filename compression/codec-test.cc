@@ -50,10 +50,25 @@ Encode(Codec& codec, const TensorLayout& layout, const std::vector<float>& updat
     return payload;
 }
 
+/// The smallest valid spec of each codec: wrappers need a base (and clipped a clip value).
+nlohmann::json
+SpecFor(const std::string& type)
+{
+    if (type == "error_feedback")
+    {
+        return {{"type", type}, {"base", {{"type", "top_k"}, {"ratio", 0.5}}}};
+    }
+    if (type == "clipped")
+    {
+        return {{"type", type}, {"clip_value", 1.0}, {"base", {{"type", "none"}}}};
+    }
+    return {{"type", type}};
+}
+
 std::unique_ptr<Codec>
 Make(const std::string& type)
 {
-    return MakeCodec(nlohmann::json{{"type", type}}, "compression.uplink");
+    return MakeCodec(SpecFor(type), "compression.uplink");
 }
 
 TEST(TensorLayout, OffsetsAndSizes)
@@ -194,12 +209,12 @@ class EveryCodec : public ::testing::TestWithParam<std::string>
 TEST_P(EveryCodec, EncodeAppendsToExistingBytes)
 {
     const TensorLayout layout = Small();
-    auto codec = Make(GetParam());
     const auto update = RandomUpdate(layout.TotalSize(), 4, 1.0);
-    const auto alone = Encode(*codec, layout, update);
+    // Fresh codecs for both encodes: stateful ones (error feedback, DGC) move on every Encode.
+    const auto alone = Encode(*Make(GetParam()), layout, update);
     Rng rng(1, 1);
     std::vector<uint8_t> out = {9, 9, 9};
-    codec->Encode(layout, update, rng, out);
+    Make(GetParam())->Encode(layout, update, rng, out);
     ASSERT_EQ(out.size(), 3 + alone.size());
     EXPECT_EQ(std::vector<uint8_t>(out.begin() + 3, out.end()), alone);
 }

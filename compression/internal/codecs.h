@@ -91,6 +91,15 @@ using CodecFactory = std::unique_ptr<Codec> (*)(CodecArgs& args);
 
 std::unique_ptr<Codec> MakeNoneCodec(CodecArgs& args);
 std::unique_ptr<Codec> MakeFp16Codec(CodecArgs& args);
+std::unique_ptr<Codec> MakeTopKCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeRandomKCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeThresholdCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeQuantizationCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeQsgdCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeSignCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeErrorFeedbackCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeClippedCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeDgcCodec(CodecArgs& args);
 
 } // namespace fedran::internal
 

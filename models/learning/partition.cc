@@ -200,4 +200,92 @@ PartitionDirichlet(std::span<const uint8_t> labels,
     throw DataError(message.str());
 }
 
+std::vector<std::vector<uint32_t>>
+PartitionShards(std::span<const uint8_t> labels,
+                uint32_t clients,
+                uint32_t shardsPerClient,
+                Rng& rng)
+{
+    CheckSizes("PartitionShards", labels.size(), clients);
+    if (shardsPerClient == 0)
+    {
+        throw std::invalid_argument("PartitionShards: shardsPerClient must be > 0");
+    }
+    const size_t examples = labels.size();
+    const uint64_t shards = uint64_t{clients} * shardsPerClient;
+    if (shards > examples)
+    {
+        throw DataError("shard partition: " + std::to_string(examples) +
+                        " examples cannot be cut into " + std::to_string(shards) + " shards (" +
+                        std::to_string(clients) + " clients x " + std::to_string(shardsPerClient) +
+                        "); use fewer clients or shards per client");
+    }
+
+    // Counting sort by label: stable, and independent of any std::sort implementation.
+    std::vector<size_t> start(257, 0);
+    for (uint8_t label : labels)
+    {
+        ++start[size_t{label} + 1];
+    }
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    std::vector<uint32_t> sorted(examples);
+    for (size_t i = 0; i < examples; ++i)
+    {
+        sorted[start[labels[i]]++] = static_cast<uint32_t>(i);
+    }
+
+    std::vector<uint32_t> shardOrder(static_cast<size_t>(shards));
+    std::iota(shardOrder.begin(), shardOrder.end(), 0u);
+    Shuffle(std::span<uint32_t>(shardOrder), rng);
+
+    const size_t base = examples / shards;
+    const size_t extra = examples % shards;
+    auto shardBegin = [&](uint64_t s) {
+        return s * base + std::min<uint64_t>(s, extra);
+    };
+    std::vector<std::vector<uint32_t>> parts(clients);
+    for (uint32_t c = 0; c < clients; ++c)
+    {
+        for (uint32_t i = 0; i < shardsPerClient; ++i)
+        {
+            const uint32_t s = shardOrder[size_t{c} * shardsPerClient + i];
+            parts[c].insert(parts[c].end(),
+                            sorted.begin() + static_cast<std::ptrdiff_t>(shardBegin(s)),
+                            sorted.begin() + static_cast<std::ptrdiff_t>(shardBegin(s + 1)));
+        }
+    }
+    SortEach(parts);
+    return parts;
+}
+
+std::vector<std::vector<uint32_t>>
+PartitionIidSizes(size_t examples, std::span<const uint32_t> sizes, Rng& rng)
+{
+    if (sizes.empty())
+    {
+        throw std::invalid_argument("PartitionIidSizes: sizes must name at least one client");
+    }
+    CheckSizes("PartitionIidSizes", examples, static_cast<uint32_t>(sizes.size()));
+    const uint64_t sum = std::accumulate(sizes.begin(), sizes.end(), uint64_t{0});
+    if (sum != examples)
+    {
+        throw std::invalid_argument("PartitionIidSizes: client sizes sum to " +
+                                    std::to_string(sum) + " but there are " +
+                                    std::to_string(examples) + " examples");
+    }
+    std::vector<uint32_t> order(examples);
+    std::iota(order.begin(), order.end(), 0u);
+    Shuffle(std::span<uint32_t>(order), rng);
+
+    std::vector<std::vector<uint32_t>> parts(sizes.size());
+    auto next = order.begin();
+    for (size_t c = 0; c < sizes.size(); ++c)
+    {
+        parts[c].assign(next, next + sizes[c]);
+        next += sizes[c];
+    }
+    SortEach(parts);
+    return parts;
+}
+
 } // namespace fedran

@@ -44,6 +44,35 @@ std::vector<std::vector<uint32_t>> PartitionDirichlet(std::span<const uint8_t> l
 /// How many whole redraws PartitionDirichlet makes before giving up on minSamples.
 constexpr uint32_t kDirichletMaxTries = 1000;
 
+/**
+ * Pathological non-IID split of McMahan et al. (AISTATS 2017): the examples are sorted by
+ * label (stably, so ties keep index order), cut into clients * shardsPerClient contiguous
+ * shards of near-equal size (the first examples % shards shards get one extra example), and
+ * each client is dealt shardsPerClient shards chosen at random without replacement. A shard
+ * spans one or two labels when it is no larger than a class, so a client sees at most about
+ * 2 * shardsPerClient labels, usually shardsPerClient.
+ *
+ * Throws std::invalid_argument if clients or shardsPerClient is 0 or the examples do not fit
+ * uint32_t, and DataError if there are fewer examples than shards. Indices come back ascending.
+ */
+std::vector<std::vector<uint32_t>> PartitionShards(std::span<const uint8_t> labels,
+                                                   uint32_t clients,
+                                                   uint32_t shardsPerClient,
+                                                   Rng& rng);
+
+/**
+ * Quantity skew without label skew: shuffles 0..examples-1 and gives client k the next
+ * sizes[k] of them (sizes normally from ClientSizes). Throws std::invalid_argument if sizes
+ * is empty or does not sum to `examples`. Indices come back ascending.
+ *
+ * Quantity skew is supported only for this IID split: PartitionDirichlet and PartitionShards
+ * fix the client sizes themselves (Dirichlet's sizes follow from the draws, capped at an equal
+ * share; shards are equal by construction) and take no size vector.
+ */
+std::vector<std::vector<uint32_t>> PartitionIidSizes(size_t examples,
+                                                     std::span<const uint32_t> sizes,
+                                                     Rng& rng);
+
 } // namespace fedran
 
 #endif

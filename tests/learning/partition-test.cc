@@ -1,4 +1,5 @@
-// PartitionIid and PartitionDirichlet: coverage, sizes, label skew, determinism, minSamples.
+// PartitionIid, PartitionDirichlet, PartitionShards and PartitionIidSizes: coverage, sizes,
+// label skew, determinism, minSamples.
 
 #include "models/learning/dataset.h"
 #include "models/learning/partition.h"
@@ -146,11 +147,12 @@ TEST(PartitionDirichlet, SmallAlphaSkewsLabelsLargeAlphaDoesNot)
     for (uint64_t seed = 1; seed <= kSeeds; ++seed)
     {
         Rng skewRng(seed);
-        skewed += MeanMaxClassFraction(PartitionDirichlet(labels, 10, 20, 0.1, 10, skewRng),
-                                       labels, 10);
+        skewed +=
+            MeanMaxClassFraction(PartitionDirichlet(labels, 10, 20, 0.1, 10, skewRng), labels, 10);
         Rng uniformRng(seed);
         uniform += MeanMaxClassFraction(PartitionDirichlet(labels, 10, 20, 100.0, 10, uniformRng),
-                                        labels, 10);
+                                        labels,
+                                        10);
     }
     EXPECT_GT(skewed / kSeeds, 0.6);
     // Perfectly uniform would be 0.1; Dir(100) gives about 0.12.
@@ -243,6 +245,129 @@ TEST(PartitionDirichlet, RejectsBadArguments)
     EXPECT_THROW(PartitionDirichlet(labels, 10, 5, -1.0, 0, rng), std::invalid_argument);
     EXPECT_THROW(PartitionDirichlet(labels, 10, 5, NAN, 0, rng), std::invalid_argument);
     EXPECT_THROW(PartitionDirichlet(labels, 9, 5, 0.5, 0, rng), DataError); // label 9 >= 9
+}
+
+/// Number of distinct labels in each client's data.
+std::vector<size_t>
+DistinctLabels(const Partition& parts, const std::vector<uint8_t>& labels)
+{
+    std::vector<size_t> distinct;
+    for (const auto& part : parts)
+    {
+        std::vector<bool> seen(256, false);
+        for (uint32_t i : part)
+        {
+            seen[labels[i]] = true;
+        }
+        distinct.push_back(static_cast<size_t>(std::count(seen.begin(), seen.end(), true)));
+    }
+    return distinct;
+}
+
+TEST(PartitionShards, AlignedShardsGiveEachClientAtMostShardsPerClientLabels)
+{
+    // 6000 balanced examples, 100 clients x 2 shards of 30: a class is exactly 20 shards, so
+    // no shard straddles two labels.
+    const auto labels = BalancedLabels(6000, 10);
+    Rng rng(3);
+    const Partition parts = PartitionShards(labels, 100, 2, rng);
+    ASSERT_EQ(parts.size(), 100u);
+    ExpectExactCover(parts, labels.size());
+    for (const auto& part : parts)
+    {
+        EXPECT_EQ(part.size(), 60u);
+        EXPECT_TRUE(std::is_sorted(part.begin(), part.end()));
+    }
+    for (size_t n : DistinctLabels(parts, labels))
+    {
+        EXPECT_LE(n, 2u);
+        EXPECT_GE(n, 1u);
+    }
+}
+
+TEST(PartitionShards, UnalignedShardsStillGiveFewLabels)
+{
+    // 1003 examples over 7 classes (143 or 144 each), 50 clients x 2 shards of 10 or 11: a
+    // shard can straddle two labels, so a client sees at most 4, and mostly 2.
+    const auto labels = BalancedLabels(1003, 7);
+    Rng rng(8);
+    const Partition parts = PartitionShards(labels, 50, 2, rng);
+    ExpectExactCover(parts, labels.size());
+    size_t total = 0;
+    for (const auto& part : parts)
+    {
+        EXPECT_GE(part.size(), 20u);
+        EXPECT_LE(part.size(), 22u);
+    }
+    for (size_t n : DistinctLabels(parts, labels))
+    {
+        EXPECT_LE(n, 4u);
+        total += n;
+    }
+    EXPECT_LE(static_cast<double>(total) / parts.size(), 3.0);
+    // IID would give nearly every client all 7 labels.
+    Rng iidRng(8);
+    size_t iidTotal = 0;
+    for (size_t n : DistinctLabels(PartitionIid(labels.size(), 50, iidRng), labels))
+    {
+        iidTotal += n;
+    }
+    EXPECT_GT(static_cast<double>(iidTotal) / parts.size(), 6.0);
+}
+
+TEST(PartitionShards, DeterministicForASeedAndDifferentAcrossSeeds)
+{
+    const auto labels = BalancedLabels(2000, 10);
+    Rng a(21);
+    Rng b(21);
+    Rng c(22);
+    const Partition first = PartitionShards(labels, 20, 3, a);
+    EXPECT_EQ(first, PartitionShards(labels, 20, 3, b));
+    EXPECT_NE(first, PartitionShards(labels, 20, 3, c));
+}
+
+TEST(PartitionShards, RejectsImpossibleOrInvalidRequests)
+{
+    const auto labels = BalancedLabels(10, 2);
+    Rng rng(1);
+    EXPECT_THROW(PartitionShards(labels, 0, 2, rng), std::invalid_argument);
+    EXPECT_THROW(PartitionShards(labels, 2, 0, rng), std::invalid_argument);
+    try
+    {
+        PartitionShards(labels, 6, 2, rng); // 12 shards from 10 examples
+        ADD_FAILURE() << "no DataError";
+    }
+    catch (const DataError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("12 shards"), std::string::npos) << e.what();
+    }
+    // Exactly one example per shard is allowed.
+    ExpectExactCover(PartitionShards(labels, 5, 2, rng), labels.size());
+}
+
+TEST(PartitionIidSizes, GivesEachClientItsSizeAndCoversEverything)
+{
+    const std::vector<uint32_t> sizes{1, 50, 0, 449, 500};
+    Rng rng(4);
+    const Partition parts = PartitionIidSizes(1000, sizes, rng);
+    ASSERT_EQ(parts.size(), sizes.size());
+    ExpectExactCover(parts, 1000);
+    for (size_t c = 0; c < sizes.size(); ++c)
+    {
+        EXPECT_EQ(parts[c].size(), sizes[c]);
+        EXPECT_TRUE(std::is_sorted(parts[c].begin(), parts[c].end()));
+    }
+    Rng again(4);
+    EXPECT_EQ(parts, PartitionIidSizes(1000, sizes, again));
+}
+
+TEST(PartitionIidSizes, RejectsSizesThatDoNotAddUp)
+{
+    Rng rng(1);
+    const std::vector<uint32_t> sizes{10, 20};
+    EXPECT_THROW(PartitionIidSizes(31, sizes, rng), std::invalid_argument);
+    EXPECT_THROW(PartitionIidSizes(29, sizes, rng), std::invalid_argument);
+    EXPECT_THROW(PartitionIidSizes(0, std::vector<uint32_t>{}, rng), std::invalid_argument);
 }
 
 } // namespace

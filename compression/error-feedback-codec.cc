@@ -1,0 +1,62 @@
+#include "compression/internal/error-feedback-codec.h"
+
+#include "compression/internal/codec-params.h"
+#include "compression/internal/payload-header.h"
+#include "compression/internal/scratch-floats.h"
+
+namespace fedran::internal
+{
+
+ErrorFeedbackCodec::ErrorFeedbackCodec(CodecArgs& args, float beta)
+    : WrapperCodec(args)
+    , m_beta(beta)
+{
+}
+
+void
+ErrorFeedbackCodec::Encode(const TensorLayout& layout,
+                           std::span<const float> update,
+                           Rng& rng,
+                           std::vector<uint8_t>& out)
+{
+    CheckUpdateSize(layout, update.size(), Name());
+    const size_t n = update.size();
+    if (m_residual.size() != n)
+    {
+        m_residual.assign(n, 0.0f);
+    }
+
+    // The residual buffer first holds p, the vector actually compressed, and then p - D(C(p)):
+    // one model-sized array of state and one of scratch.
+    float* e = m_residual.data();
+    const float* g = update.data();
+    const float beta = m_beta;
+    for (size_t i = 0; i < n; ++i)
+    {
+        e[i] = g[i] + beta * e[i];
+    }
+
+    const size_t start = out.size();
+    Base().Encode(layout, m_residual, rng, out);
+
+    ScratchFloats decoded(n);
+    Base().Decode(layout, std::span<const uint8_t>(out).subspan(start), decoded.Span());
+    const float* d = decoded.Span().data();
+    for (size_t i = 0; i < n; ++i)
+    {
+        e[i] -= d[i];
+    }
+}
+
+std::unique_ptr<Codec>
+MakeErrorFeedbackCodec(CodecArgs& args)
+{
+    const double beta = TakeNumber(args, "error_compensation").value_or(1.0);
+    if (!(beta >= 0.0 && beta <= 1.0))
+    {
+        args.Fail("error_compensation", "must be in [0, 1], got " + nlohmann::json(beta).dump());
+    }
+    return std::make_unique<ErrorFeedbackCodec>(args, static_cast<float>(beta));
+}
+
+} // namespace fedran::internal

@@ -1,0 +1,43 @@
+#ifndef FEDRAN_COMPRESSION_INTERNAL_WRAPPER_CODEC_H
+#define FEDRAN_COMPRESSION_INTERNAL_WRAPPER_CODEC_H
+
+// Base of the codecs that transform an update on the client and then hand it to another codec,
+// their "base" (error_feedback, clipped). The transformation is local, so a wrapper's payload
+// is exactly its base's payload, with no byte of its own: decoding, the round schedule and the
+// server's aggregation are all the base's. Wrappers nest to any depth, e.g.
+// {"type": "clipped", "base": {"type": "error_feedback", "base": {"type": "top_k", ...}}}.
+
+#include "compression/internal/codecs.h"
+
+#include <memory>
+
+namespace fedran::internal
+{
+
+class WrapperCodec : public RegisteredCodec
+{
+  public:
+    /// Builds the base from the spec's required "base" key (missing -> CodecConfigError).
+    explicit WrapperCodec(CodecArgs& args);
+
+    void Decode(const TensorLayout& layout,
+                std::span<const uint8_t> payload,
+                std::span<float> out) final;
+
+    void BeginRound(uint32_t round) final;
+
+    std::unique_ptr<Aggregator> MakeAggregator() const final;
+
+  protected:
+    Codec& Base()
+    {
+        return *m_base;
+    }
+
+  private:
+    std::unique_ptr<Codec> m_base;
+};
+
+} // namespace fedran::internal
+
+#endif

@@ -1,0 +1,48 @@
+#include "compression/internal/wrapper-codec.h"
+
+namespace fedran::internal
+{
+
+namespace
+{
+
+std::unique_ptr<Codec>
+MakeBase(CodecArgs& args)
+{
+    const nlohmann::json* spec = args.Take("base");
+    if (spec == nullptr)
+    {
+        args.Fail("base", "missing: a wrapper needs the codec spec it wraps");
+    }
+    return MakeCodec(*spec, args.PathOf("base"));
+}
+
+} // namespace
+
+WrapperCodec::WrapperCodec(CodecArgs& args)
+    : RegisteredCodec(args)
+    , m_base(MakeBase(args))
+{
+}
+
+void
+WrapperCodec::Decode(const TensorLayout& layout,
+                     std::span<const uint8_t> payload,
+                     std::span<float> out)
+{
+    m_base->Decode(layout, payload, out);
+}
+
+void
+WrapperCodec::BeginRound(uint32_t round)
+{
+    m_base->BeginRound(round);
+}
+
+std::unique_ptr<Aggregator>
+WrapperCodec::MakeAggregator() const
+{
+    return m_base->MakeAggregator();
+}
+
+} // namespace fedran::internal

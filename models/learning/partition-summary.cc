@@ -1,0 +1,93 @@
+#include "models/learning/partition-summary.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace fedran
+{
+
+namespace
+{
+
+std::string
+QuoteCell(const std::string& text)
+{
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+    {
+        return text;
+    }
+    std::string quoted = "\"";
+    for (char ch : text)
+    {
+        quoted += ch;
+        if (ch == '"')
+        {
+            quoted += '"';
+        }
+    }
+    return quoted + "\"";
+}
+
+} // namespace
+
+void
+WritePartitionCsv(const std::string& path,
+                  const std::vector<std::vector<uint32_t>>& partition,
+                  std::span<const uint8_t> labels,
+                  uint32_t classes,
+                  const std::vector<std::string>& groupOfClient)
+{
+    if (!groupOfClient.empty() && groupOfClient.size() != partition.size())
+    {
+        throw std::invalid_argument("WritePartitionCsv: " + std::to_string(groupOfClient.size()) +
+                                    " group names for " + std::to_string(partition.size()) +
+                                    " clients");
+    }
+    // Build the whole text first, so that bad input never leaves a half-written file behind.
+    std::string text = "client,group,samples";
+    for (uint32_t c = 0; c < classes; ++c)
+    {
+        text += ",label_" + std::to_string(c);
+    }
+    text += '\n';
+    std::vector<uint64_t> histogram(classes);
+    for (size_t k = 0; k < partition.size(); ++k)
+    {
+        std::fill(histogram.begin(), histogram.end(), 0);
+        for (uint32_t i : partition[k])
+        {
+            if (i >= labels.size() || labels[i] >= classes)
+            {
+                throw std::invalid_argument(
+                    "WritePartitionCsv: client " + std::to_string(k) + " holds index " +
+                    std::to_string(i) +
+                    (i >= labels.size() ? " beyond the " + std::to_string(labels.size()) + " labels"
+                                        : " with label " + std::to_string(labels[i]) +
+                                              " >= " + std::to_string(classes) + " classes"));
+            }
+            ++histogram[labels[i]];
+        }
+        text += std::to_string(k) + ',' +
+                (groupOfClient.empty() ? std::string() : QuoteCell(groupOfClient[k])) + ',' +
+                std::to_string(partition[k].size());
+        for (uint64_t count : histogram)
+        {
+            text += ',' + std::to_string(count);
+        }
+        text += '\n';
+    }
+
+    errno = 0;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out)
+    {
+        const char* reason = errno != 0 ? std::strerror(errno) : "write failed";
+        throw std::runtime_error("cannot write partition summary '" + path + "': " + reason);
+    }
+}
+
+} // namespace fedran
