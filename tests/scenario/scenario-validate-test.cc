@@ -146,7 +146,9 @@ TEST(ValidateScenario, MultipleErrorsReportedTogether)
         "clients.groups.0.backhaul.rate: \"-5Mbps\" is not a data rate (negative)",
         "clients.groups.0.backhaul.loss: 1.0 must be less than 1",
         "data.dataset: \"cifar10\" is not one of \"fashion-mnist\", \"mnist\"",
-        "compression.uplink.type: \"zip\" is not one of \"none\", \"fp16\"",
+        "compression.uplink.type: \"zip\" is not one of \"none\", \"fp16\", \"top_k\", "
+        "\"random_k\", \"threshold\", \"quantization\", \"qsgd\", \"sign\", "
+        "\"error_feedback\", \"clipped\", \"dgc\"",
     };
     size_t lines = 1;
     for (char c : message)
