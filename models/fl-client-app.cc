@@ -161,10 +161,11 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame)
 {
     const uint32_t round = frame.header.round;
     const std::vector<uint32_t>& rows = m_task->partition[m_clientId];
-    // Simulated compute: every local epoch passes over all of the client's examples. It does
-    // not depend on the training's outcome, so the training itself can run on another thread
-    // until the simulated compute time is over.
-    const double computeS = double(rows.size()) * m_task->training.localEpochs / m_samplesPerSecond;
+    // Simulated compute: the examples local training will process (epochs x examples, or
+    // local steps x batch). It does not depend on the training's outcome, so the training
+    // itself can run on another thread until the simulated compute time is over.
+    const double computeS =
+        double(fedran::LocalExamples(m_task->training, rows.size())) / m_samplesPerSecond;
     auto train = [this, round]() {
         return TrainAndEncode(round);
     };
@@ -182,6 +183,7 @@ FlClientApp::TrainAndEncode(uint32_t round)
                                                        m_task->data->train,
                                                        rows,
                                                        m_task->training,
+                                                       round,
                                                        m_trainRng);
     std::vector<uint8_t> payload;
     m_updateEncoder->BeginRound(round);

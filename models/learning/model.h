@@ -3,9 +3,13 @@
 
 #include "compression/codec.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace fedran
 {
@@ -47,8 +51,29 @@ class Model
     virtual Evaluation Evaluate(std::span<const float> params, const Dataset& data) const = 0;
 };
 
-/// Builds the model a scenario's "model" object names; features/classes come from the data.
+/**
+ * Builds the model a scenario's "model" object describes; features/classes come from the data.
+ *
+ *   {"type": "softmax"}
+ *   {"type": "mlp", "hidden": [200, 200]}             hidden widths; [] is softmax regression
+ *   {"type": "cnn", "channels": [16, 32], "hidden": 128}   28x28x1 images only
+ *
+ * Absent keys take the defaults shown ("type" defaults to "softmax"). Throws
+ * std::invalid_argument whose message starts with the offending JSON path, e.g.
+ * "model.hidden.1: must be a positive integer" or "model.hiden: unknown key".
+ */
+std::unique_ptr<Model> MakeModel(const nlohmann::json& spec, uint32_t features, uint32_t classes);
+
+/// MakeModel({"type": type}, features, classes): the model with its default parameters.
 std::unique_ptr<Model> MakeModel(const std::string& type, uint32_t features, uint32_t classes);
+
+/// Same as the std::string overload. A string literal converts to both std::string and
+/// nlohmann::json, so without this overload MakeModel("mlp", ...) would be ambiguous wherever
+/// the full json header is included.
+std::unique_ptr<Model> MakeModel(const char* type, uint32_t features, uint32_t classes);
+
+/// Names of every model type, for validation messages and documentation.
+std::vector<std::string> ModelTypeNames();
 
 } // namespace fedran
 

@@ -1,8 +1,7 @@
 #include "models/learning/softmax-model.h"
 
 #include "models/learning/dataset.h"
-
-#include <Eigen/Core>
+#include "models/learning/eigen-config.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,12 +15,6 @@ namespace fedran
 
 namespace
 {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixMap = Eigen::Map<RowMatrix>;
-using ConstMatrixMap = Eigen::Map<const RowMatrix>;
-using VectorMap = Eigen::Map<Eigen::VectorXf>;
-using ConstVectorMap = Eigen::Map<const Eigen::VectorXf>;
 
 /// Evaluate() walks the dataset in blocks of this many rows to bound its scratch memory.
 constexpr size_t kEvalBlockRows = 1024;

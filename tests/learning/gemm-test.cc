@@ -1,0 +1,169 @@
+// Gemm: every kernel and transpose combination, leading dimensions wider than the matrices,
+// accumulation, and shapes around Eigen's blocking sizes, against a naive double-precision product.
+
+#include "compression/rng.h"
+#include "models/learning/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace fedran
+{
+namespace
+{
+
+struct Stored
+{
+    size_t rows;
+    size_t cols;
+    size_t ld;
+    std::vector<float> v;
+
+    float At(size_t i, size_t j) const
+    {
+        return v[i * ld + j];
+    }
+};
+
+Stored
+Random(size_t rows, size_t cols, size_t pad, Rng& rng)
+{
+    Stored m{rows, cols, cols + pad, std::vector<float>(rows * (cols + pad))};
+    for (auto& x : m.v)
+    {
+        x = static_cast<float>(rng.Uniform() - 0.5);
+    }
+    return m;
+}
+
+void
+Check(GemmIsa isa, size_t m, size_t n, size_t k, Op opA, Op opB, bool accumulate)
+{
+    SCOPED_TRACE(testing::Message() << GemmIsaName(isa) << " " << m << "x" << n << "x" << k
+                                    << " opA " << (opA == Op::kTranspose) << " opB "
+                                    << (opB == Op::kTranspose) << " acc " << accumulate);
+    Rng rng(m * 131 + n * 17 + k);
+    const bool ta = opA == Op::kTranspose;
+    const bool tb = opB == Op::kTranspose;
+    const Stored a = ta ? Random(k, m, 3, rng) : Random(m, k, 3, rng);
+    const Stored b = tb ? Random(n, k, 1, rng) : Random(k, n, 1, rng);
+    Stored c = Random(m, n, 2, rng);
+    const Stored before = c;
+    GemmOn(isa,
+           opA,
+           opB,
+           m,
+           n,
+           k,
+           a.v.data(),
+           a.ld,
+           b.v.data(),
+           b.ld,
+           c.v.data(),
+           c.ld,
+           accumulate);
+    for (size_t i = 0; i < m; ++i)
+    {
+        for (size_t j = 0; j < n; ++j)
+        {
+            double sum = accumulate ? before.At(i, j) : 0.0;
+            for (size_t p = 0; p < k; ++p)
+            {
+                sum += double{ta ? a.At(p, i) : a.At(i, p)} * (tb ? b.At(j, p) : b.At(p, j));
+            }
+            ASSERT_NEAR(c.At(i, j), sum, 1e-5 * (1.0 + std::sqrt(static_cast<double>(k))))
+                << i << "," << j;
+        }
+        // The padding between rows is left alone.
+        for (size_t j = n; j < c.ld; ++j)
+        {
+            ASSERT_EQ(c.At(i, j), before.At(i, j));
+        }
+    }
+}
+
+/// Every kernel this CPU runs (the generic one at least), so that a machine with AVX-512
+/// tests all three builds.
+std::vector<GemmIsa>
+AvailableIsas()
+{
+    std::vector<GemmIsa> isas;
+    for (GemmIsa isa : {GemmIsa::kGeneric, GemmIsa::kAvx2, GemmIsa::kAvx512})
+    {
+        if (GemmIsaAvailable(isa))
+        {
+            isas.push_back(isa);
+        }
+    }
+    return isas;
+}
+
+TEST(Gemm, MatchesNaiveProductForEveryKernelAndTransposeCombination)
+{
+    ASSERT_TRUE(GemmIsaAvailable(GemmIsa::kGeneric));
+    EXPECT_TRUE(GemmIsaAvailable(ActiveGemmIsa()));
+    for (GemmIsa isa : AvailableIsas())
+    {
+        for (Op opA : {Op::kNone, Op::kTranspose})
+        {
+            for (Op opB : {Op::kNone, Op::kTranspose})
+            {
+                for (bool accumulate : {false, true})
+                {
+                    Check(isa, 1, 1, 1, opA, opB, accumulate);
+                    Check(isa, 7, 5, 3, opA, opB, accumulate);
+                    Check(isa, 32, 200, 784, opA, opB, accumulate); // an MLP layer, k blocked
+                    Check(isa, 200, 784, 32, opA, opB, accumulate); // its weight gradient
+                    Check(isa, 16, 1500, 25, opA, opB, accumulate); // a convolution
+                }
+            }
+        }
+    }
+}
+
+TEST(Gemm, GemmUsesTheActiveKernelBitForBit)
+{
+    Rng rng(3);
+    const Stored a = Random(32, 784, 0, rng);
+    const Stored b = Random(200, 784, 0, rng);
+    std::vector<float> viaGemm(32 * 200);
+    std::vector<float> viaActive(32 * 200);
+    Gemm(Op::kNone,
+         Op::kTranspose,
+         32,
+         200,
+         784,
+         a.v.data(),
+         784,
+         b.v.data(),
+         784,
+         viaGemm.data(),
+         200);
+    GemmOn(ActiveGemmIsa(),
+           Op::kNone,
+           Op::kTranspose,
+           32,
+           200,
+           784,
+           a.v.data(),
+           784,
+           b.v.data(),
+           784,
+           viaActive.data(),
+           200);
+    EXPECT_EQ(viaGemm, viaActive);
+}
+
+TEST(Gemm, EmptyDepthClearsOrKeepsTheResult)
+{
+    std::vector<float> c{1, 2, 3, 4};
+    Gemm(Op::kNone, Op::kNone, 2, 2, 0, nullptr, 1, nullptr, 2, c.data(), 2, true);
+    EXPECT_EQ(c, (std::vector<float>{1, 2, 3, 4}));
+    Gemm(Op::kNone, Op::kNone, 2, 2, 0, nullptr, 1, nullptr, 2, c.data(), 2, false);
+    EXPECT_EQ(c, (std::vector<float>{0, 0, 0, 0}));
+}
+
+} // namespace
+} // namespace fedran
