@@ -31,6 +31,7 @@
 #include "compression/internal/payload-header.h"
 #include "compression/internal/qsgd-coding.h"
 #include "compression/internal/qsgd-kernels.h"
+#include "compression/internal/scales.h"
 
 #include <algorithm>
 #include <array>
@@ -74,16 +75,6 @@ PatchF32(std::vector<uint8_t>& out, size_t at, float value)
     }
 }
 
-float
-F32At(std::span<const uint8_t> bytes, size_t j)
-{
-    uint32_t bits = 0;
-    for (int k = 0; k < 4; ++k)
-    {
-        bits |= uint32_t{bytes[4 * j + k]} << (8 * k);
-    }
-    return std::bit_cast<float>(bits);
-}
 
 class QsgdCodec : public RegisteredCodec
 {
@@ -223,25 +214,14 @@ class QsgdCodec : public RegisteredCodec
     {
         const size_t d = out.size();
         const size_t buckets = CeilDiv(d, bucket);
-        const size_t normsAt = reader.Offset();
-        const auto normBytes = reader.ReadBytes(4 * buckets);
-        for (size_t j = 0; j < buckets; ++j)
-        {
-            const float norm = F32At(normBytes, j);
-            if (std::signbit(norm) || std::isinf(norm))
-            {
-                throw DecodeError("bucket norm must be >= 0 and finite (or NaN), got " +
-                                      std::to_string(norm),
-                                  normsAt + 4 * j);
-            }
-        }
+        const auto normBytes = ReadScales(reader, buckets, "bucket norm");
         const size_t streamAt = reader.Offset();
         BitReader bits(payload.subspan(streamAt), streamAt);
         uint64_t pos = 0;
         for (size_t j = 0; j < buckets; ++j)
         {
             const size_t begin = j * size_t{bucket};
-            const float step = F32At(normBytes, j) / static_cast<float>(codes.Levels());
+            const float step = ScaleAt(normBytes, j) / static_cast<float>(codes.Levels());
             codes.Read(bits, pos, step, out.data() + begin, std::min<size_t>(bucket, d - begin));
         }
         bits.Seek(pos);

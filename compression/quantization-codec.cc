@@ -34,6 +34,7 @@
 #include "compression/internal/dither.h"
 #include "compression/internal/payload-header.h"
 #include "compression/internal/quantization-kernels.h"
+#include "compression/internal/scales.h"
 #include "compression/internal/simd-level.h"
 
 #include <algorithm>
@@ -219,18 +220,7 @@ class QuantizationCodec : public RegisteredCodec
     {
         const size_t d = out.size();
         const size_t buckets = CeilDiv(d, bucket);
-        const size_t scalesAt = reader.Offset();
-        const auto scaleBytes = reader.ReadBytes(4 * buckets);
-        for (size_t j = 0; j < buckets; ++j)
-        {
-            const float scale = ScaleAt(scaleBytes, j);
-            if (std::signbit(scale) || std::isinf(scale))
-            {
-                throw DecodeError("bucket scale must be >= 0 and finite (or NaN), got " +
-                                      std::to_string(scale),
-                                  scalesAt + 4 * j);
-            }
-        }
+        const auto scaleBytes = ReadScales(reader, buckets, "bucket scale");
         const size_t codesAt = reader.Offset();
         BitReader bitReader(reader.ReadBytes(CeilDiv(uint64_t{d} * bits, 8)), codesAt);
         const float center = 0.5f * static_cast<float>((1u << bits) - 1);
@@ -261,15 +251,6 @@ class QuantizationCodec : public RegisteredCodec
         }
     }
 
-    static float ScaleAt(std::span<const uint8_t> bytes, size_t j)
-    {
-        uint32_t bits = 0;
-        for (int k = 0; k < 4; ++k)
-        {
-            bits |= uint32_t{bytes[4 * j + k]} << (8 * k);
-        }
-        return std::bit_cast<float>(bits);
-    }
 
     unsigned m_bits;
     bool m_stochastic;

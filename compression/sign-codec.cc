@@ -22,6 +22,7 @@
 #include "compression/internal/codecs.h"
 #include "compression/internal/majority-vote-aggregator.h"
 #include "compression/internal/payload-header.h"
+#include "compression/internal/scales.h"
 #include "compression/internal/simd-level.h"
 
 #include <algorithm>
@@ -269,14 +270,7 @@ class SignCodec : public RegisteredCodec
         for (size_t t = 0; t < layout.TensorCount(); ++t)
         {
             const size_t d = layout.Tensors()[t].Size();
-            const size_t scaleAt = reader.Offset();
-            const float scale = reader.ReadF32();
-            if (std::signbit(scale) || std::isinf(scale))
-            {
-                throw DecodeError("sign scale must be >= 0 and finite (or NaN), got " +
-                                      std::to_string(scale),
-                                  scaleAt);
-            }
+            const float scale = ScaleAt(ReadScales(reader, 1, "sign scale"), 0);
             const size_t bitsAt = reader.Offset();
             const auto bits = reader.ReadBytes(CeilDiv(d, 8));
             if (d % 8 != 0 && (bits.back() >> (d % 8)) != 0)
