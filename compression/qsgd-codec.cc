@@ -52,27 +52,11 @@ constexpr size_t kPiece = 1024;       ///< elements rounded per kernel call
 constexpr double kTinyNorm = 0x1p-90; ///< below this s 2^F / norm may overflow a float
 constexpr size_t kCodecHeaderSize = 8;
 
-uint64_t
-CeilDiv(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
-}
-
 /// Fraction bits of the fixed-point rounding for s levels.
 unsigned
 FractionBits(uint32_t levels)
 {
     return std::min(16u, 31u - static_cast<unsigned>(std::bit_width(levels + 1)));
-}
-
-void
-PatchF32(std::vector<uint8_t>& out, size_t at, float value)
-{
-    const auto bits = std::bit_cast<uint32_t>(value);
-    for (int k = 0; k < 4; ++k)
-    {
-        out[at + k] = static_cast<uint8_t>(bits >> (8 * k));
-    }
 }
 
 
@@ -185,7 +169,7 @@ class QsgdCodec : public RegisteredCodec
             // NaN or inf in the bucket, or finite values whose norm overflows a float.
             if (!(std::sqrt(sumOfSquares) <= std::numeric_limits<float>::max()))
             {
-                PatchF32(out, normsAt + 4 * j, std::numeric_limits<float>::quiet_NaN());
+                PatchScale(out, normsAt + 4 * j, std::numeric_limits<float>::quiet_NaN());
                 for (size_t i = 0; i < n; ++i)
                 {
                     dither.NextValue(); // keep the draw order of the other buckets
@@ -195,7 +179,7 @@ class QsgdCodec : public RegisteredCodec
             }
             float norm;
             const QsgdRounding q = BucketRounding(sumOfSquares, norm);
-            PatchF32(out, normsAt + 4 * j, norm);
+            PatchScale(out, normsAt + 4 * j, norm);
             for (size_t done = 0; done < n; done += kPiece)
             {
                 const size_t piece = std::min(kPiece, n - done);

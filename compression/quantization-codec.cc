@@ -54,22 +54,6 @@ constexpr size_t kChunk = 4096;         ///< codes staged per WritePacked / Read
 constexpr float kTinyScale = 0x1p-100f; ///< below this, 65536 c / scale may overflow a float
 constexpr size_t kCodecHeaderSize = 5;
 
-uint64_t
-CeilDiv(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
-}
-
-void
-PatchF32(std::vector<uint8_t>& out, size_t at, float value)
-{
-    const auto bits = std::bit_cast<uint32_t>(value);
-    for (int k = 0; k < 4; ++k)
-    {
-        out[at + k] = static_cast<uint8_t>(bits >> (8 * k));
-    }
-}
-
 class QuantizationCodec : public RegisteredCodec
 {
   public:
@@ -195,7 +179,7 @@ class QuantizationCodec : public RegisteredCodec
             const size_t n = std::min<size_t>(m_bucket, d - begin);
             float scale;
             const QuantizerRounding q = BucketRounding(ScanBucket(x.data() + begin, n), scale);
-            PatchF32(out, scalesAt + 4 * j, scale);
+            PatchScale(out, scalesAt + 4 * j, scale);
             for (size_t done = 0; done < n;)
             {
                 const size_t piece = std::min(n - done, kChunk - fill);

@@ -45,12 +45,6 @@ namespace
 constexpr size_t kBlock =
     4096; ///< elements per float partial sum and staged bit block (a multiple of 16)
 
-uint64_t
-CeilDiv(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
-}
-
 /// Sign bits of whole groups of 16 elements and their |x| folded into 4 float lanes; returns
 /// how many elements were done. Lane j sums |x| of elements 16m + j, + 4, + 8 and + 12 as
 /// (|x_j| + |x_j+4|) + (|x_j+8| + |x_j+12|), as the SSE2 loop does.

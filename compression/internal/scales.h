@@ -12,9 +12,28 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace fedran::internal
 {
+
+/// Elements in `d` rounded up to whole groups of `group` (buckets, bytes of packed bits).
+constexpr uint64_t
+CeilDiv(uint64_t d, uint64_t group)
+{
+    return d / group + (d % group != 0);
+}
+
+/// Overwrites the scale reserved at byte `at` of `out` once the bucket's value is known.
+inline void
+PatchScale(std::vector<uint8_t>& out, size_t at, float value)
+{
+    const auto bits = std::bit_cast<uint32_t>(value);
+    for (int k = 0; k < 4; ++k)
+    {
+        out[at + k] = static_cast<uint8_t>(bits >> (8 * k));
+    }
+}
 
 /// Scale j of a block of little-endian f32 scales.
 inline float
