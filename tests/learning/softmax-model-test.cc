@@ -3,6 +3,7 @@
 
 #include "models/learning/dataset.h"
 #include "models/learning/softmax-model.h"
+#include "model-test-util.h"
 
 #include <gtest/gtest.h>
 
@@ -18,25 +19,8 @@ namespace fedran
 namespace
 {
 
-Dataset
-RandomDataset(uint32_t examples, uint32_t features, uint32_t classes, uint64_t seed)
-{
-    Rng rng(seed);
-    Dataset data;
-    data.features = features;
-    data.classes = classes;
-    data.x.resize(size_t{examples} * features);
-    for (auto& v : data.x)
-    {
-        v = static_cast<float>(rng.Uniform());
-    }
-    data.y.resize(examples);
-    for (auto& label : data.y)
-    {
-        label = static_cast<uint8_t>(rng.UniformInt(classes));
-    }
-    return data;
-}
+using test::RandomDataset;
+
 
 /// Mean cross-entropy written directly from the definition, in double, as the oracle.
 double
