@@ -14,6 +14,7 @@
 #include "simulator/cli-error.h"
 #include "simulator/codec-command.h"
 #include "simulator/fl-experiment.h"
+#include "simulator/progress-reporter.h"
 #include "simulator/run-manifest.h"
 #include "simulator/scenario/scenario.h"
 
@@ -64,25 +65,6 @@ LoadConfig(const CommonOptions& options)
     return fedran::ToConfig(scenario); // also builds the codecs once to check their specs
 }
 
-std::string
-HumanBytes(uint64_t bytes)
-{
-    char buffer[32];
-    if (bytes >= 1e9)
-    {
-        std::snprintf(buffer, sizeof(buffer), "%.2f GB", bytes / 1e9);
-    }
-    else if (bytes >= 1e6)
-    {
-        std::snprintf(buffer, sizeof(buffer), "%.2f MB", bytes / 1e6);
-    }
-    else
-    {
-        std::snprintf(buffer, sizeof(buffer), "%.1f kB", bytes / 1e3);
-    }
-    return buffer;
-}
-
 /// Creates the output folder; remembers whether it existed so a failed run can clean up.
 class OutputFolder
 {
@@ -128,47 +110,34 @@ RunCommand(const CommonOptions& options, bool quiet)
     experiment.Prepare();
 
     OutputFolder folder(config.outputDir);
-    const bool tty = isatty(STDERR_FILENO);
-    auto progress = [&](const ns3::RoundRecord& r, const ns3::RunTotals& t) {
-        if (quiet)
-        {
-            return;
-        }
-        std::fprintf(stderr,
-                     "%sround %u/%u  accuracy %.4f  sim %.1f s  uplink %s  total %s%s",
-                     tty ? "\r" : "",
-                     r.round,
-                     config.rounds,
-                     r.testAccuracy,
-                     r.endS,
-                     HumanBytes(t.uplinkWireBytes).c_str(),
-                     HumanBytes(t.uplinkWireBytes + t.downlinkWireBytes).c_str(),
-                     tty ? "   " : "\n");
+    ns3::ProgressReporter progress(stderr,
+                                   ns3::ProgressReporter::ModeFor(STDERR_FILENO, quiet),
+                                   config.rounds);
+    auto observer = [&progress](const ns3::RoundRecord& r, const ns3::RunTotals& t) {
+        progress.RoundEnded(r, t);
     };
     try
     {
-        ns3::RunTotals totals = experiment.Run(config.outputDir, progress);
+        ns3::RunTotals totals = experiment.Run(config.outputDir, observer);
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
         ns3::WriteRunManifest(config.outputDir, config, totals, wall);
-        if (tty && !quiet)
-        {
-            std::fprintf(stderr, "\n");
-        }
+        progress.Finish();
         std::printf("%s: %u rounds, final test accuracy %.4f, simulated %.1f s, "
                     "uplink %s, downlink %s on the wire, wall %.1f s\nresults in %s\n",
                     config.name.c_str(),
                     totals.rounds,
                     totals.finalAccuracy,
                     totals.simTimeS,
-                    HumanBytes(totals.uplinkWireBytes).c_str(),
-                    HumanBytes(totals.downlinkWireBytes).c_str(),
+                    ns3::HumanBytes(totals.uplinkWireBytes).c_str(),
+                    ns3::HumanBytes(totals.downlinkWireBytes).c_str(),
                     wall,
                     config.outputDir.c_str());
         return 0;
     }
     catch (...)
     {
+        progress.Finish();
         folder.Discard();
         throw;
     }

@@ -1,0 +1,89 @@
+// analysis/plot.py on a sweep folder and on a single run folder.
+
+#include "workflow-test-util.h"
+
+#include <gtest/gtest.h>
+
+namespace fedran::test
+{
+namespace
+{
+
+void
+ExpectFigures(const std::filesystem::path& plots, const std::vector<std::string>& stems)
+{
+    for (const auto& stem : stems)
+    {
+        for (const char* ext : {".png", ".pdf"})
+        {
+            const std::filesystem::path file = plots / (stem + ext);
+            ASSERT_TRUE(std::filesystem::exists(file)) << file;
+            EXPECT_GT(std::filesystem::file_size(file), 5000u) << file;
+        }
+        EXPECT_EQ(ReadFile(plots / (stem + ".png")).substr(1, 3), "PNG");
+    }
+}
+
+TEST(PlotTest, SlowFiguresFromASweepAndFromOneRun)
+{
+    TempDir dir("plot");
+    WriteTinySweep(dir.Path(),
+                   {{"name", "plots"},
+                    {"grid", {{"compression.uplink", {{{"type", "none"}}, {{"type", "fp16"}}}}}},
+                    {"seeds", 2}});
+    ToolResult r = RunTool("sweep.py", "sweep.json --out out " + FedranArg(), dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+
+    r = RunTool("plot.py", "out", dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    const std::vector<std::string> stems = {"accuracy-vs-uplink", "accuracy-vs-time",
+                                            "accuracy-vs-round", "client-traffic"};
+    ExpectFigures(dir.Path() / "out" / "plots", stems);
+
+    const std::filesystem::path run = RunDirs(dir.Path() / "out").front();
+    r = RunTool("plot.py", "'" + run.string() + "' --out single", dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    ExpectFigures(dir.Path() / "single", stems);
+}
+
+TEST(PlotTest, LinksAndControllerFiguresAppearWhenTheirColumnsDo)
+{
+    // A hand-written run folder with the optional traces (links.csv, clients.csv's rung).
+    TempDir dir("plot-optional");
+    WriteFile(dir.Path() / "rounds.csv",
+              "round,sim_time_s,test_accuracy,cumulative_uplink_wire_bytes,extra\n"
+              "1,1.5,0.70,1000,x\n2,3.0,0.75,2000,x\n3,4.5,0.78,400000,x\n");
+    WriteFile(dir.Path() / "clients.csv",
+              "round,client,payload_bytes,rung\n1,0,500,0\n1,1,500,1\n2,0,500,1\n2,1,500,2\n"
+              "3,0,199000,2\n3,1,199000,2\n");
+    WriteFile(dir.Path() / "links.csv",
+              "time_s,link,capacity_bps,throughput_bps,queue_bytes,snr_db\n"
+              "0.5,bh0,5e7,1e7,0,20\n1.0,bh0,4e7,3e7,100,18\n0.5,bh1,5e7,2e7,0,21\n"
+              "1.0,bh1,5e7,2.5e7,0,22\n");
+    ToolResult r = RunTool("plot.py", ". --formats png", dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    for (const char* stem : {"accuracy-vs-uplink", "client-traffic", "links", "controller"})
+    {
+        const std::filesystem::path file = dir.Path() / "plots" / (std::string(stem) + ".png");
+        ASSERT_TRUE(std::filesystem::exists(file)) << file;
+        EXPECT_GT(std::filesystem::file_size(file), 5000u);
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir.Path() / "plots" / "links.pdf"));
+}
+
+TEST(PlotTest, AFolderWithoutTracesOrAMissingColumnIsBadInput)
+{
+    TempDir dir("plot-bad");
+    ToolResult r = RunTool("plot.py", ".", dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("neither a sweep folder"), std::string::npos) << r.stderrText;
+
+    WriteFile(dir.Path() / "rounds.csv", "round,sim_time_s\n1,1.0\n");
+    r = RunTool("plot.py", ".", dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("missing column(s) test_accuracy"), std::string::npos)
+        << r.stderrText;
+}
+
+} // namespace
+} // namespace fedran::test

@@ -1,0 +1,113 @@
+// analysis/sweep.py --backend local: running, resuming and recording failures of real runs.
+
+#include "workflow-test-util.h"
+
+#include <gtest/gtest.h>
+
+namespace fedran::test
+{
+namespace
+{
+
+const nlohmann::json kFourRuns = {
+    {"name", "four"},
+    {"grid", {{"compression.uplink", {{{"type", "none"}}, {{"type", "fp16"}}}}}},
+    {"seeds", 2}};
+
+TEST(SweepLocalTest, SlowFourRunsCompleteResumeAndRerunExactlyWhatIsMissing)
+{
+    TempDir dir("sweep-local");
+    WriteTinySweep(dir.Path(), kFourRuns);
+    const std::string args = "sweep.json --out out --jobs 2 " + FedranArg();
+    ToolResult r = RunTool("sweep.py", args, dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+
+    const std::filesystem::path out = dir.Path() / "out";
+    std::vector<std::filesystem::path> runs = RunDirs(out);
+    ASSERT_EQ(runs.size(), 4u);
+    std::vector<std::string> manifests;
+    for (const auto& run : runs)
+    {
+        ASSERT_TRUE(std::filesystem::exists(run / "run.json")) << run;
+        nlohmann::json params = nlohmann::json::parse(ReadFile(run / "params.json"));
+        EXPECT_EQ(params["id"], run.filename().string());
+        // Each run trains on one thread so that --jobs processes share the cores.
+        EXPECT_EQ(ReadCsv(run / "rounds.csv").size(), 2u);
+        manifests.push_back(ReadFile(run / "run.json"));
+    }
+    auto summary = ReadCsv(out / "summary.csv");
+    ASSERT_EQ(summary.size(), 4u * 2u) << "one row per run and round";
+    EXPECT_TRUE(summary[0].count("compression.uplink"));
+    EXPECT_TRUE(summary[0].count("test_accuracy"));
+    auto final = ReadCsv(out / "final.csv");
+    ASSERT_EQ(final.size(), 4u);
+    for (const auto& row : final)
+    {
+        EXPECT_EQ(row.at("status"), "done");
+        EXPECT_GT(std::stod(row.at("final_accuracy")), 0.5);
+        EXPECT_GT(std::stoull(row.at("total_wire_bytes")), std::stoull(row.at("uplink_wire_bytes")));
+        // The tiny runs pass 70% accuracy in round 1.
+        EXPECT_EQ(row.at("rounds_to_0.7"), "1");
+    }
+    // fp16 halves the update frames: compare one seed of each configuration.
+    const auto& none = final[0];
+    const auto& fp16 = final[2];
+    ASSERT_NE(none.at("compression.uplink").find("none"), std::string::npos);
+    ASSERT_NE(fp16.at("compression.uplink").find("fp16"), std::string::npos);
+    EXPECT_LT(std::stod(fp16.at("uplink_payload_bytes")),
+              0.6 * std::stod(none.at("uplink_payload_bytes")));
+
+    // Again: everything is finished, nothing runs (run.json holds the wall time, so a
+    // re-run would change it).
+    r = RunTool("sweep.py", args, dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("4 already finished, 0 to run"), std::string::npos)
+        << r.stderrText;
+    for (size_t i = 0; i < runs.size(); ++i)
+    {
+        EXPECT_EQ(ReadFile(runs[i] / "run.json"), manifests[i]) << runs[i];
+    }
+
+    // Without one run.json exactly that run runs again.
+    std::filesystem::remove(runs[1] / "run.json");
+    r = RunTool("sweep.py", args, dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("3 already finished, 1 to run"), std::string::npos)
+        << r.stderrText;
+    ASSERT_TRUE(std::filesystem::exists(runs[1] / "run.json"));
+    EXPECT_NE(ReadFile(runs[1] / "run.json"), manifests[1]);
+    for (size_t i : {0u, 2u, 3u})
+    {
+        EXPECT_EQ(ReadFile(runs[i] / "run.json"), manifests[i]) << runs[i];
+    }
+    EXPECT_EQ(ReadCsv(out / "summary.csv").size(), 8u);
+}
+
+TEST(SweepLocalTest, SlowARunWithABadOverrideFailsAndTheOthersFinish)
+{
+    TempDir dir("sweep-fail");
+    // 9 clients per round out of 4 clients: fedran rejects the scenario (exit 2).
+    WriteTinySweep(dir.Path(),
+                   {{"name", "partly"}, {"grid", {{"server.clients_per_round", {1, 9, 2}}}}});
+    ToolResult r = RunTool("sweep.py", "sweep.json --out out --jobs 2 " + FedranArg(), dir.Path());
+    EXPECT_EQ(r.exitCode, 1) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("clients_per_round=9"), std::string::npos) << r.stderrText;
+
+    auto final = ReadCsv(dir.Path() / "out" / "final.csv");
+    ASSERT_EQ(final.size(), 3u);
+    EXPECT_EQ(final[0].at("status"), "done");
+    EXPECT_EQ(final[1].at("status"), "failed");
+    EXPECT_NE(final[1].at("error").find("clients_per_round"), std::string::npos)
+        << final[1].at("error");
+    EXPECT_EQ(final[2].at("status"), "done");
+    EXPECT_EQ(ReadCsv(dir.Path() / "out" / "summary.csv").size(), 2u * 2u);
+
+    const std::filesystem::path failedRun = dir.Path() / "out" / "runs" / final[1].at("run_id");
+    nlohmann::json failure = nlohmann::json::parse(ReadFile(failedRun / "failed.json"));
+    EXPECT_EQ(failure["exit_code"], 2);
+    EXPECT_NE(failure["stderr"].get<std::string>().find("clients_per_round"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(failedRun / "run.json"));
+}
+
+} // namespace
+} // namespace fedran::test

@@ -1,0 +1,67 @@
+// analysis/sweep.py --backend slurm against a real single-node Slurm on localhost.
+
+#include "slurm-cluster.h"
+#include "workflow-test-util.h"
+
+#include <gtest/gtest.h>
+
+namespace fedran::test
+{
+namespace
+{
+
+TEST(SweepSlurmTest, SlowTwoRunArrayOnALocalhostClusterIsCollected)
+{
+    const std::string unavailable = SlurmCluster::Unavailable();
+    if (!unavailable.empty())
+    {
+        GTEST_SKIP() << "no local Slurm: " << unavailable;
+    }
+    TempDir dir("slurm");
+    SlurmCluster cluster(dir.Path() / "cluster");
+    ASSERT_TRUE(cluster.WaitUntilReady()) << cluster.Logs();
+
+    WriteTinySweep(dir.Path(),
+                   {{"name", "array"},
+                    {"grid", {{"compression.uplink", {{{"type", "none"}}, {{"type", "fp16"}}}}}}});
+    ToolResult r = RunTool("sweep.py",
+                           "sweep.json --out out --backend slurm --poll 0.5 --time 00:10:00 "
+                           "--mem 500M --partition test " + FedranArg(),
+                           dir.Path(),
+                           cluster.Env());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText << cluster.Logs();
+    EXPECT_NE(r.stderrText.find("submitted array job"), std::string::npos) << r.stderrText;
+
+    const std::filesystem::path out = dir.Path() / "out";
+    auto final = ReadCsv(out / "final.csv");
+    ASSERT_EQ(final.size(), 2u);
+    for (const auto& row : final)
+    {
+        EXPECT_EQ(row.at("status"), "done") << row.at("error");
+        EXPECT_GT(std::stod(row.at("final_accuracy")), 0.5);
+    }
+    EXPECT_EQ(ReadCsv(out / "summary.csv").size(), 2u * 2u);
+
+    // One array job with the requested resources; each task's log names its run.
+    std::string script, logs;
+    for (const auto& entry : std::filesystem::directory_iterator(out / "slurm"))
+    {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with("job-"))
+        {
+            script += ReadFile(entry.path());
+        }
+        if (name.ends_with(".out"))
+        {
+            logs += ReadFile(entry.path());
+        }
+    }
+    EXPECT_NE(script.find("#SBATCH --array=0-1\n"), std::string::npos) << script;
+    EXPECT_NE(script.find("#SBATCH --mem=500M\n"), std::string::npos) << script;
+    EXPECT_NE(script.find("#SBATCH --partition=test\n"), std::string::npos) << script;
+    EXPECT_NE(logs.find(final[0].at("run_id") + ": finished"), std::string::npos) << logs;
+    EXPECT_NE(logs.find(final[1].at("run_id") + ": finished"), std::string::npos) << logs;
+}
+
+} // namespace
+} // namespace fedran::test
