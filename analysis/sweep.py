@@ -336,10 +336,6 @@ def run_local(out_dir, runs, jobs, progress):
     durations, failed, done = [], [], 0
     try:
         while pending or running:
-            while pending and len(running) < jobs:
-                run = pending.pop(0)
-                run_dir = os.path.join(out_dir, "runs", run["id"])
-                running[run["id"]] = (start_run(run_dir, threads=1), time.monotonic())
             for run_id, (process, started) in list(running.items()):
                 if process.poll() is None:
                     continue
@@ -349,6 +345,10 @@ def run_local(out_dir, runs, jobs, progress):
                     done += 1
                 else:
                     failed.append(run_id)
+            while pending and len(running) < jobs:
+                run = pending.pop(0)
+                run_dir = os.path.join(out_dir, "runs", run["id"])
+                running[run["id"]] = (start_run(run_dir, threads=1), time.monotonic())
             elapsed = [time.monotonic() - s for _, s in running.values()]
             left = len(pending) + len(running)
             estimate = eta(durations, left, jobs)
