@@ -24,6 +24,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -33,6 +34,8 @@ ROUND_COLUMNS = ["round", "sim_time_s", "test_accuracy", "cumulative_uplink_wire
 T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
         2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+# Log axes read 0.1, 1, 10 in the axis unit rather than 10^-1, 10^0, 10^1.
+PLAIN = FuncFormatter(lambda value, _: f"{value:g}")
 
 
 def fail(message):
@@ -172,6 +175,7 @@ def accuracy_figure(title, frame, x_column, xlabel, traffic, out_dir, stem, form
         xlabel = f"{xlabel} ({unit})"
         if spans_decades(stats["x"]):
             ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(PLAIN)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("test accuracy")
     ax.grid(True, which="both", alpha=0.3)
@@ -204,6 +208,7 @@ def client_traffic_figure(title, frame, runs, out_dir, formats, written):
                        if len(totals) > 3 else "center", fontsize="small")
     if spans_decades(np.concatenate(list(totals.values()))):
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(PLAIN)
     ax.set_ylabel(f"uplink payload per client, whole run ({unit})")
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.set_title(f"{title}: traffic per client")
