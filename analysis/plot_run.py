@@ -8,45 +8,26 @@ Reads RUN_DIR/rounds.csv (columns in docs/traces.md) and writes RUN_DIR/accuracy
 """
 import argparse
 import os
-import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
 
+import plot  # noqa: E402  (analysis/plot.py: the shared trace reading and units)
+
+plot.PROG = "plot_run"
 REQUIRED = ["round", "sim_time_s", "test_accuracy", "cumulative_wire_bytes"]
-
-
-def fail(message):
-    print(f"plot_run: {message}", file=sys.stderr)
-    sys.exit(2)
 
 
 def load_rounds(run_dir):
     path = os.path.join(run_dir, "rounds.csv")
     if not os.path.isfile(path):
-        fail(f"{path}: no such file (is {run_dir} a fedran output folder?)")
-    try:
-        rounds = pd.read_csv(path)
-    except Exception as e:  # pandas raises several parser error types
-        fail(f"{path}: cannot parse: {e}")
-    missing = [c for c in REQUIRED if c not in rounds.columns]
-    if missing:
-        fail(f"{path}: missing column(s) {', '.join(missing)}")
+        plot.fail(f"{path}: no such file (is {run_dir} a fedran output folder?)")
+    rounds = plot.read_csv(path, REQUIRED)
     if rounds.empty:
-        fail(f"{path}: no rounds recorded")
+        plot.fail(f"{path}: no rounds recorded")
     return rounds
-
-
-def traffic_axis(values):
-    """Pick a unit so the axis reads in small numbers."""
-    top = max(values.max(), 1)
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if top >= scale:
-            return values / scale, unit
-    return values, "B"
 
 
 def main():
@@ -59,7 +40,8 @@ def main():
     out = args.out or os.path.join(args.run_dir, "accuracy.png")
     name = os.path.basename(os.path.normpath(args.run_dir))
 
-    traffic, unit = traffic_axis(rounds["cumulative_wire_bytes"])
+    unit, scale = plot.byte_unit(max(rounds["cumulative_wire_bytes"].max(), 1))
+    traffic = rounds["cumulative_wire_bytes"] / scale
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     left.plot(traffic, rounds["test_accuracy"], marker="o", markersize=3)
     left.set_xlabel(f"cumulative traffic on the backhaul wire, up + down ({unit})")

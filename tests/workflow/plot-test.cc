@@ -85,3 +85,28 @@ TEST(PlotTest, AFolderWithoutTracesOrAMissingColumnIsBadInput)
 
 } // namespace
 } // namespace fedran::test
+
+namespace fedran::test
+{
+namespace
+{
+
+TEST(PlotRunTest, OneRunGetsItsAccuracyPng)
+{
+    TempDir dir("plot-run");
+    WriteFile(dir.Path() / "rounds.csv",
+              "round,sim_time_s,test_accuracy,cumulative_wire_bytes\n1,1.5,0.70,1000\n"
+              "2,3.0,0.75,2000000\n");
+    ToolResult r = RunTool("plot_run.py", ".", dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_GT(std::filesystem::file_size(dir.Path() / "accuracy.png"), 5000u);
+
+    std::filesystem::remove(dir.Path() / "rounds.csv");
+    r = RunTool("plot_run.py", ".", dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("plot_run: ./rounds.csv: no such file"), std::string::npos)
+        << r.stderrText;
+}
+
+} // namespace
+} // namespace fedran::test

@@ -166,6 +166,22 @@ SlurmCluster::WaitUntilReady()
     return false;
 }
 
+bool
+SlurmCluster::WaitUntilIdle()
+{
+    const std::filesystem::path queue = m_dir / "squeue.txt";
+    for (int i = 0; i < 240; ++i)
+    {
+        if (Shell(Env() + " /usr/bin/squeue -h > '" + queue.string() + "' 2>&1") == 0 &&
+            ReadFile(queue).empty())
+        {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    return false;
+}
+
 std::string
 SlurmCluster::Env() const
 {

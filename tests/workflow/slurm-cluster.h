@@ -28,6 +28,9 @@ class SlurmCluster
     /// Waits (up to 60 s) until the node is idle; false if it never came up.
     bool WaitUntilReady();
 
+    /// Waits (up to 120 s) until no job is pending or running; false on timeout.
+    bool WaitUntilIdle();
+
     /// "SLURM_CONF=..." for the commands that talk to this cluster.
     std::string Env() const;
 

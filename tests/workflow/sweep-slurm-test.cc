@@ -61,6 +61,22 @@ TEST(SweepSlurmTest, SlowTwoRunArrayOnALocalhostClusterIsCollected)
     EXPECT_NE(script.find("#SBATCH --partition=test\n"), std::string::npos) << script;
     EXPECT_NE(logs.find(final[0].at("run_id") + ": finished"), std::string::npos) << logs;
     EXPECT_NE(logs.find(final[1].at("run_id") + ": finished"), std::string::npos) << logs;
+
+    // Resubmitting runs only the unfinished run; --no-wait returns at once, collect gathers.
+    const std::filesystem::path rerun = out / "runs" / final[1].at("run_id");
+    const std::string kept = ReadFile(out / "runs" / final[0].at("run_id") / "run.json");
+    std::filesystem::remove(rerun / "run.json");
+    r = RunTool("sweep.py", "sweep.json --out out --backend slurm --no-wait " + FedranArg(),
+                dir.Path(), cluster.Env());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("1 already finished, 1 to run"), std::string::npos);
+    EXPECT_NE(r.stderrText.find("submitted array job"), std::string::npos) << r.stderrText;
+    ASSERT_TRUE(cluster.WaitUntilIdle()) << cluster.Logs();
+    r = RunTool("sweep.py", "collect out", dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_TRUE(std::filesystem::exists(rerun / "run.json"));
+    EXPECT_EQ(ReadFile(out / "runs" / final[0].at("run_id") / "run.json"), kept);
+    EXPECT_EQ(ReadCsv(out / "final.csv").size(), 2u);
 }
 
 } // namespace
