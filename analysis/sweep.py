@@ -309,7 +309,7 @@ class Progress:
                 f"{running} running, {queued} queued")
         if eta_s is not None and (running or queued):
             text += f", ETA {duration_text(eta_s)}"
-        if self.tty:
+        if self.tty and text != self.last:
             sys.stderr.write("\r" + text + "\x1b[K")
             sys.stderr.flush()
         elif text.split(", ETA")[0] != (self.last or "").split(", ETA")[0]:

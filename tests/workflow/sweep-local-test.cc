@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 namespace fedran::test
 {
 namespace
@@ -107,6 +109,50 @@ TEST(SweepLocalTest, SlowARunWithABadOverrideFailsAndTheOthersFinish)
     EXPECT_EQ(failure["exit_code"], 2);
     EXPECT_NE(failure["stderr"].get<std::string>().find("clients_per_round"), std::string::npos);
     EXPECT_FALSE(std::filesystem::exists(failedRun / "run.json"));
+}
+
+/// True if any process's command line mentions `text` (e.g. a sweep's output folder).
+bool
+ProcessMentions(const std::string& text)
+{
+    for (const auto& entry : std::filesystem::directory_iterator("/proc"))
+    {
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (cmdline.find(text) != std::string::npos)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+TEST(SweepLocalTest, InterruptStopsTheRunsAndWritesNoSummary)
+{
+    TempDir dir("sweep-stop");
+    // Two runs long enough to be running when the signal comes.
+    WriteTinySweep(dir.Path(),
+                   {{"name", "stop"}, {"set", {{"rounds", 30}}}, {"seeds", 2}});
+    // SIGTERM takes the same path as Ctrl-C (a background shell job ignores SIGINT).
+    WriteFile(dir.Path() / "stop.sh",
+              "/usr/bin/python3 '" FEDRAN_SOURCE_DIR "/analysis/sweep.py' sweep.json --out out "
+              "--jobs 2 " + FedranArg() + " 2> sweep-stderr.txt &\n"
+              "pid=$!\n"
+              "until [ \"$(ls out/runs/*/stderr.txt 2>/dev/null | wc -l)\" = 2 ]; do sleep 0.1; done\n"
+              "kill -TERM $pid\nwait $pid\necho $? > rc.txt\n");
+    ASSERT_EQ(std::system(("cd '" + dir.Path().string() + "' && sh stop.sh").c_str()), 0);
+    const std::string stderrText = ReadFile(dir.Path() / "sweep-stderr.txt");
+    EXPECT_EQ(ReadFile(dir.Path() / "rc.txt"), "130\n") << stderrText;
+    EXPECT_NE(stderrText.find("interrupted: stopped 2 running run(s)"), std::string::npos)
+        << stderrText;
+    EXPECT_FALSE(std::filesystem::exists(dir.Path() / "out" / "summary.csv"));
+    EXPECT_FALSE(std::filesystem::exists(dir.Path() / "out" / "final.csv"));
+    // The sweep waited for its fedran processes: none is left writing into the folder.
+    EXPECT_FALSE(ProcessMentions((dir.Path() / "out").string()));
+    for (const auto& run : RunDirs(dir.Path() / "out"))
+    {
+        EXPECT_FALSE(std::filesystem::exists(run / "run.json")) << run;
+    }
 }
 
 } // namespace
