@@ -24,7 +24,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -67,14 +67,17 @@ def load(folder):
             with open(os.path.join(folder, "plan.json")) as f:
                 title = json.load(f)["name"]
         except (OSError, ValueError, KeyError):
-            title = os.path.basename(os.path.normpath(folder))
+            title = os.path.basename(os.path.abspath(folder))
+        if "config" in summary.columns and \
+                summary.groupby("label")["config"].nunique().max() > 1:
+            summary["label"] = summary["config"]  # values that print alike (1 and "1")
         runs = {r: os.path.join(folder, "runs", r) for r in summary["run_id"].unique()}
         return title, summary, runs
     if os.path.isfile(os.path.join(folder, "rounds.csv")):
         rounds = read_csv(os.path.join(folder, "rounds.csv"), ROUND_COLUMNS)
         if rounds.empty:
             fail(f"{folder}/rounds.csv: no rounds recorded")
-        name = os.path.basename(os.path.normpath(folder))
+        name = os.path.basename(os.path.abspath(folder))
         seed = 0
         try:
             with open(os.path.join(folder, "run.json")) as f:
@@ -176,6 +179,8 @@ def accuracy_figure(title, frame, x_column, xlabel, traffic, out_dir, stem, form
         if spans_decades(stats["x"]):
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(PLAIN)
+    if x_column == "round":
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("test accuracy")
     ax.grid(True, which="both", alpha=0.3)
@@ -292,6 +297,7 @@ def controller_figure(title, frame, runs, out_dir, formats, written):
         ax.step(s["x"], s["y"], dash, where="mid", color=colour, label=label)
         ax.fill_between(s["x"], s["y"] - s["half"], s["y"] + s["half"], step="mid",
                         color=colour, alpha=0.2, linewidth=0)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("round")
     ax.set_ylabel("controller rung (mean over clients)")
     ax.grid(True, alpha=0.3)
