@@ -83,14 +83,6 @@ TEST(PlotTest, AFolderWithoutTracesOrAMissingColumnIsBadInput)
         << r.stderrText;
 }
 
-} // namespace
-} // namespace fedran::test
-
-namespace fedran::test
-{
-namespace
-{
-
 TEST(PlotRunTest, OneRunGetsItsAccuracyPng)
 {
     TempDir dir("plot-run");
