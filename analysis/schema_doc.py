@@ -38,7 +38,11 @@ def describe_type(schema):
     """"integer ≥ 1", "string (data-rate)", "string: `"iid"`, `"dirichlet"`", ..."""
     kind = schema.get("type", "any")
     kind = " or ".join(kind) if isinstance(kind, list) else kind
+    if "oneOf" in schema and "type" not in schema:
+        kind = "object (one of the variants below, by " + schema["discriminator"]["propertyName"] + ")"
     parts = []
+    if "const" in schema:
+        parts.append("exactly " + code(schema["const"]))
     if "enum" in schema:
         parts.append("one of " + ", ".join(code(v) for v in schema["enum"]))
     bounds = [("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"),
@@ -69,6 +73,12 @@ def rows(schema, root, path="", required=False):
             default = "*required*" if required else "—"
         yield path, describe_type(schema), default, schema.get("description", "")
     needed = set(schema.get("required", []))
+    # A discriminated oneOf: each branch's keys, under path[type=value].
+    key = schema.get("discriminator", {}).get("propertyName")
+    for branch in schema.get("oneOf", []):
+        branch = resolve(branch, root)
+        value = branch["properties"][key]["const"]
+        yield from rows(branch, root, f"{path}[{key}={value}]")
     for key, child in schema.get("properties", {}).items():
         yield from rows(child, root, f"{path}.{key}" if path else key, key in needed)
     if "items" in schema:

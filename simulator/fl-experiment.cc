@@ -56,6 +56,10 @@ FlExperiment::FlExperiment(fedran::ScenarioConfig config, unsigned threads)
 void
 FlExperiment::Prepare()
 {
+    for (const fedran::ClientGroupConfig& group : m_config.groups)
+    {
+        CheckBackhaulLink(group.backhaul); // trace files and radio settings, before any output
+    }
     std::shared_ptr<fedran::TrainTestData> data;
     try
     {

@@ -83,7 +83,8 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
                 throw std::invalid_argument("unknown backhaul type '" + link.type + "'");
             }
         }
-        NetDeviceContainer devices = model->Install(m_clients.Get(i), m_router.Get(0), link);
+        m_links.push_back(model->Install(m_clients.Get(i), m_router.Get(0), link));
+        const NetDeviceContainer& devices = m_links.back().devices;
         m_clientDevices.push_back(devices.Get(0));
         m_routerDevices.push_back(devices.Get(1));
         Ipv4InterfaceContainer ifs = AssignAndSetQueues(backhaulAddresses, devices);

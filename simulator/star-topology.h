@@ -55,6 +55,12 @@ class StarTopology
         return m_routerDevices[i];
     }
 
+    /// Backhaul link of client i: devices, capacity and SNR probes.
+    const InstalledLink& GetLink(uint32_t i) const
+    {
+        return m_links[i];
+    }
+
     /// Fixes the random streams of every link; returns the number used.
     int64_t AssignStreams(int64_t stream);
 
@@ -65,6 +71,7 @@ class StarTopology
     Ipv4Address m_serverAddress;
     std::vector<Ptr<NetDevice>> m_clientDevices;
     std::vector<Ptr<NetDevice>> m_routerDevices;
+    std::vector<InstalledLink> m_links;
     std::map<std::string, std::unique_ptr<BackhaulLink>> m_linkModels; ///< one per link type
 };
 

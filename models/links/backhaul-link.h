@@ -2,7 +2,8 @@
 #define FEDRAN_MODELS_LINKS_BACKHAUL_LINK_H
 
 // A backhaul link model connects one client (cell site) to the aggregation router. Each model
-// lives in its own file in this folder and is registered by one line in backhaul-link.cc.
+// lives in its own file in this folder and is registered by one line in backhaul-link.cc; its
+// scenario keys are one branch of clients.groups[].backhaul in scenarios/scenario.schema.json.
 
 #include "simulator/scenario/scenario.h"
 
@@ -10,6 +11,7 @@
 #include <ns3/node.h>
 #include <ns3/ptr.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,19 +19,38 @@
 namespace ns3
 {
 
+/// One installed link: its devices, and what traces and background traffic read from it.
+struct InstalledLink
+{
+    NetDeviceContainer devices; ///< the client's device first
+    /// Capacity now, in bits/s; 0 while the link is out.
+    std::function<uint64_t()> capacityBps;
+    /// SNR now, in dB; NaN for models without one.
+    std::function<double()> snrDb;
+    /// The capacity background load is a fraction of (p2p: rate; microwave: clear sky;
+    /// trace: time-weighted mean).
+    uint64_t nominalRateBps = 0;
+};
+
 class BackhaulLink
 {
   public:
     virtual ~BackhaulLink() = default;
 
     /**
-     * Connects `client` to `router` as `config` describes. Returns the two devices, the
-     * client's first: what the client's device transmits is uplink traffic, what the
-     * router's transmits is downlink traffic.
+     * Checks the model's own keys in config.spec (and any file they name) before anything is
+     * simulated or written. Throws fedran::ScenarioError naming the JSON path, or the file
+     * and line.
      */
-    virtual NetDeviceContainer Install(Ptr<Node> client,
-                                       Ptr<Node> router,
-                                       const fedran::LinkConfig& config) = 0;
+    virtual void Check(const fedran::LinkConfig& config) const = 0;
+
+    /**
+     * Connects `client` to `router` as `config` describes. What the client's device transmits
+     * is uplink traffic, what the router's transmits is downlink traffic.
+     */
+    virtual InstalledLink Install(Ptr<Node> client,
+                                  Ptr<Node> router,
+                                  const fedran::LinkConfig& config) = 0;
 
     /// Fixes the random streams of every link installed so far; returns streams used.
     virtual int64_t AssignStreams(int64_t stream) = 0;
@@ -37,6 +58,9 @@ class BackhaulLink
 
 /// The link model for a "backhaul.type"; nullptr for an unknown type.
 std::unique_ptr<BackhaulLink> MakeBackhaulLink(const std::string& type);
+
+/// MakeBackhaulLink(config.type)->Check(config); an unknown type is a ScenarioError too.
+void CheckBackhaulLink(const fedran::LinkConfig& config);
 
 } // namespace ns3
 

@@ -7,10 +7,18 @@
 #include <ns3/point-to-point-helper.h>
 #include <ns3/pointer.h>
 
+#include <cmath>
+
 namespace ns3
 {
 
-NetDeviceContainer
+void
+PointToPointLink::Check(const fedran::LinkConfig&) const
+{
+    // rate, delay and loss are fully checked by the schema.
+}
+
+InstalledLink
 PointToPointLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& config)
 {
     PointToPointHelper p2p;
@@ -28,7 +36,8 @@ PointToPointLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::Link
             m_errorModels.push_back(em);
         }
     }
-    return devices;
+    const uint64_t rate = config.rateBps;
+    return {devices, [rate] { return rate; }, [] { return std::nan(""); }, rate};
 }
 
 int64_t

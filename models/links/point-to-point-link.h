@@ -16,9 +16,10 @@ namespace ns3
 class PointToPointLink : public BackhaulLink
 {
   public:
-    NetDeviceContainer Install(Ptr<Node> client,
-                               Ptr<Node> router,
-                               const fedran::LinkConfig& config) override;
+    void Check(const fedran::LinkConfig& config) const override;
+    InstalledLink Install(Ptr<Node> client,
+                          Ptr<Node> router,
+                          const fedran::LinkConfig& config) override;
     int64_t AssignStreams(int64_t stream) override;
 
   private:

@@ -35,14 +35,17 @@ ReadUint32(const json& value, const std::string& path, std::vector<std::string>&
     return static_cast<uint32_t>(number);
 }
 
+/// The keys every link model shares; the model reads the rest from `spec` itself.
 LinkConfig
-ReadLink(const json& link)
+ReadLink(const json& link, const std::string& path)
 {
     LinkConfig config;
     config.type = link.at("type").get<std::string>();
-    config.rateBps = ParseDataRate(link.at("rate").get<std::string>());
-    config.delayS = ParseTime(link.at("delay").get<std::string>());
-    config.loss = link.at("loss").get<double>();
+    config.rateBps = link.contains("rate") ? ParseDataRate(link.at("rate").get<std::string>()) : 0;
+    config.delayS = link.contains("delay") ? ParseTime(link.at("delay").get<std::string>()) : 0.0;
+    config.loss = link.value("loss", 0.0);
+    config.spec = link;
+    config.path = path;
     return config;
 }
 
@@ -95,7 +98,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         groupConfig.name = group.at("name").get<std::string>();
         groupConfig.count = ReadUint32(group.at("count"), path + ".count", errors);
         groupConfig.samplesPerSecond = group.at("compute").at("samples_per_second").get<double>();
-        groupConfig.backhaul = ReadLink(group.at("backhaul"));
+        groupConfig.backhaul = ReadLink(group.at("backhaul"), path + ".backhaul");
         config.groups.push_back(std::move(groupConfig));
     }
 

@@ -27,10 +27,13 @@ class ScenarioError : public std::runtime_error
 
 struct LinkConfig
 {
-    std::string type;      ///< "p2p"
-    uint64_t rateBps = 0;  ///< from strings such as "50Mbps"
-    double delayS = 0.0;   ///< one-way propagation delay, from strings such as "5ms"
-    double loss = 0.0;     ///< packet loss probability in [0, 1)
+    std::string type;      ///< "p2p", "microwave", "trace": a model in models/links/
+    uint64_t rateBps = 0;  ///< p2p: from strings such as "50Mbps"
+    double delayS = 0.0;   ///< p2p, trace: one-way propagation delay, from strings such as "5ms"
+    double loss = 0.0;     ///< p2p, trace: packet loss probability in [0, 1)
+    /// The whole validated backhaul object: link models read their own keys from it.
+    nlohmann::json spec = nlohmann::json::object();
+    std::string path;      ///< JSON path of the object ("clients.groups.0.backhaul"), for errors
 };
 
 struct ClientGroupConfig

@@ -126,6 +126,13 @@ SchemaValidator::CheckEnum(const nlohmann::json& node,
                            const std::string& path,
                            Errors& errors) const
 {
+    if (const json* constant = Keyword(schema, "const"))
+    {
+        if (node != *constant)
+        {
+            errors.push_back(Line(path, Dump(node) + " must be " + Dump(*constant)));
+        }
+    }
     const json* allowed = Keyword(schema, "enum");
     if (allowed == nullptr)
     {

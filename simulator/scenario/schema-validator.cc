@@ -92,7 +92,11 @@ SchemaValidator::ValidateNode(nlohmann::json& node,
         return;
     }
     CheckEnum(node, schema, path, errors);
-    if (node.is_number())
+    if (Keyword(schema, "oneOf") != nullptr)
+    {
+        CheckOneOf(node, schema, path, errors);
+    }
+    else if (node.is_number())
     {
         CheckNumber(node, schema, path, errors);
     }
@@ -191,6 +195,73 @@ SchemaValidator::CheckObject(nlohmann::json& node,
         }
         ValidateNode(node[key], propertySchema, Child(path, key), errors);
     }
+}
+
+void
+SchemaValidator::CheckOneOf(nlohmann::json& node,
+                            const nlohmann::json& schema,
+                            const std::string& path,
+                            Errors& errors) const
+{
+    const json* discriminator = Keyword(schema, "discriminator");
+    if (discriminator == nullptr || !discriminator->contains("propertyName"))
+    {
+        throw ScenarioError("scenario schema: oneOf at " + (path.empty() ? "(root)" : path) +
+                            " needs a discriminator");
+    }
+    if (!node.is_object())
+    {
+        errors.push_back(Line(path, "expected object, got " + schema::Describe(node)));
+        return;
+    }
+    const std::string key = discriminator->at("propertyName").get<std::string>();
+    std::vector<std::pair<json, const json*>> branches; // discriminating value, branch
+    const json* fallback = nullptr;
+    for (const json& branch : *Keyword(schema, "oneOf"))
+    {
+        const json* properties = Keyword(branch, "properties");
+        const json* property =
+            properties != nullptr && properties->contains(key) ? &properties->at(key) : nullptr;
+        const json* value = property != nullptr ? Keyword(*property, "const") : nullptr;
+        if (value == nullptr)
+        {
+            throw ScenarioError("scenario schema: a oneOf branch at " + path +
+                                " has no const \"" + key + "\"");
+        }
+        branches.emplace_back(*value, &branch);
+        if (Keyword(*property, "default") != nullptr)
+        {
+            fallback = value;
+        }
+    }
+    if (!node.contains(key))
+    {
+        if (fallback == nullptr)
+        {
+            errors.push_back(Line(Child(path, key), "missing required key"));
+            return;
+        }
+        node[key] = *fallback;
+    }
+    std::string list;
+    std::vector<std::string> names;
+    for (const auto& [value, branch] : branches)
+    {
+        if (value == node[key])
+        {
+            ValidateNode(node, *branch, path, errors);
+            return;
+        }
+        list += (list.empty() ? "" : ", ") + Dump(value);
+        names.push_back(value.is_string() ? value.get<std::string>() : Dump(value));
+    }
+    std::string message = Dump(node[key]) + " is not one of " + list;
+    if (node[key].is_string())
+    {
+        const std::string nearest = NearestKey(node[key].get<std::string>(), names);
+        message += nearest.empty() ? "" : "; did you mean \"" + nearest + "\"?";
+    }
+    errors.push_back(Line(Child(path, key), message));
 }
 
 void

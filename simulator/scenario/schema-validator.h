@@ -8,9 +8,12 @@
 // Keywords: type (integer accepts integral floats such as 3.0 and rewrites them as
 // integers), enum, minimum, exclusiveMinimum, maximum, exclusiveMaximum, minLength,
 // format ("data-rate", "time"; other formats are annotations), properties, required,
-// additionalProperties (false, or true/absent), items, minItems, default, and local $ref
-// ("#/..."). Keywords next to a $ref take precedence over the referenced schema's, which is
-// the same as JSON Schema's conjunction for the way the scenario schema uses them.
+// additionalProperties (false, or true/absent), items, minItems, default, const, local $ref
+// ("#/..."), and oneOf with an OpenAPI-style "discriminator" (each branch names its value of
+// the discriminating property with "const"; the instance is checked against that branch only,
+// so errors name the branch's keys instead of listing every branch's failures). Keywords next
+// to a $ref take precedence over the referenced schema's, which is the same as JSON Schema's
+// conjunction for the way the scenario schema uses them.
 
 #include <nlohmann/json.hpp>
 
@@ -63,6 +66,12 @@ class SchemaValidator
                      const nlohmann::json& schema,
                      const std::string& path,
                      Errors& errors) const;
+    /// oneOf + discriminator: picks the branch by the discriminating property (filling it
+    /// from the one branch that gives it a default) and validates the node against it.
+    void CheckOneOf(nlohmann::json& node,
+                    const nlohmann::json& schema,
+                    const std::string& path,
+                    Errors& errors) const;
     void CheckArray(nlohmann::json& node,
                     const nlohmann::json& schema,
                     const std::string& path,

@@ -43,7 +43,9 @@ class LinkTransfer
         fedran::ClientGroupConfig group;
         group.name = "one";
         group.count = 1;
-        group.backhaul = {"p2p", fedran::ParseDataRate(rate), delayS, 0.0};
+        group.backhaul.type = "p2p";
+        group.backhaul.rateBps = fedran::ParseDataRate(rate);
+        group.backhaul.delayS = delayS;
         config.groups.push_back(group);
         StarTopology topology(config, {0});
 
