@@ -48,6 +48,21 @@ TakeCount(CodecArgs& args, const std::string& key)
     args.Fail(key, "must be an integer in [0, 4294967295], got " + value->dump());
 }
 
+std::optional<bool>
+TakeBool(CodecArgs& args, const std::string& key)
+{
+    const nlohmann::json* value = args.Take(key);
+    if (value == nullptr)
+    {
+        return std::nullopt;
+    }
+    if (!value->is_boolean())
+    {
+        args.Fail(key, "must be true or false, got " + value->dump());
+    }
+    return value->get<bool>();
+}
+
 std::optional<std::string>
 TakeString(CodecArgs& args, const std::string& key)
 {

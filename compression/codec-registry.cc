@@ -33,6 +33,7 @@ constexpr CodecEntry kCodecs[] = {
     {"error_feedback", 30, &internal::MakeErrorFeedbackCodec},
     {"clipped", 31, &internal::MakeClippedCodec},
     {"dgc", 32, &internal::MakeDgcCodec},
+    {"power_sgd", 40, &internal::MakePowerSgdCodec},
 };
 
 constexpr bool

@@ -104,4 +104,18 @@ DecodeError::DecodeError(const std::string& what, size_t offset)
 {
 }
 
+void
+Codec::AcceptRoundState(const TensorLayout& /* layout */, std::span<const uint8_t> /* state */)
+{
+    throw DecodeError("codec '" + std::string(Name()) + "' takes no round state", 0);
+}
+
+void
+Codec::EncodeReply(const TensorLayout& /* layout */,
+                   std::span<const uint8_t> /* message */,
+                   std::vector<uint8_t>& /* out */)
+{
+    throw DecodeError("codec '" + std::string(Name()) + "' has a single exchange per round", 0);
+}
+
 } // namespace fedran

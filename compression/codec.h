@@ -131,6 +131,47 @@ class Aggregator
 std::unique_ptr<Aggregator> MakeWeightedMeanAggregator();
 
 /**
+ * The server side of a codec whose round takes two exchanges with each client (PowerSGD):
+ * the first payloads cannot be decoded one by one, so instead of Codec::Decode and an
+ * Aggregator the server feeds them all in here, sends the message CloseFirstPhase() returns
+ * to every client that contributed, and feeds their replies in.
+ *
+ * Per round: BeginRound, AddFirst per client, CloseFirstPhase, AddReply per client, Result
+ * (without the middle two when NeedsReplies() is false).
+ * Payload errors throw DecodeError (naming the byte offset) and leave the exchange as if the
+ * payload had never arrived.
+ */
+class RoundExchange
+{
+  public:
+    virtual ~RoundExchange() = default;
+
+    /// Starts round `round` (1-based). Appends to `state` what every selected client's encoder
+    /// must receive (Codec::AcceptRoundState) before it encodes; nothing appended: no state.
+    virtual void BeginRound(uint32_t round, std::vector<uint8_t>& state) = 0;
+
+    /// A client's first payload (Codec::Encode) and its weight (training examples).
+    virtual void AddFirst(std::span<const uint8_t> payload, double weight) = 0;
+
+    /// Whether this round has a second exchange. Without one (power_sgd's dense warm-up
+    /// rounds) the first payloads are the updates and CloseFirstPhase is not called.
+    virtual bool NeedsReplies() const = 0;
+
+    /// Ends the first phase: appends the message every contributing client must answer
+    /// (Codec::EncodeReply).
+    virtual void CloseFirstPhase(std::vector<uint8_t>& message) = 0;
+
+    /// A contributing client's reply and its weight.
+    virtual void AddReply(std::span<const uint8_t> payload, double weight) = 0;
+
+    /// The updates the result combines: replies, or first payloads without a second exchange.
+    virtual size_t Count() const = 0;
+
+    /// Writes the round's combined update; all zeros when Count() is 0.
+    virtual void Result(std::span<float> out) = 0;
+};
+
+/**
  * Encodes a model update into a byte payload and decodes it back.
  *
  * A Codec object may hold per-client state (error-feedback residuals and the like), so the
@@ -170,6 +211,30 @@ class Codec
     {
         return MakeWeightedMeanAggregator();
     }
+
+    /// Whether a round with this codec takes two exchanges (MakeExchange is not nullptr).
+    virtual bool HasRoundExchange() const
+    {
+        return false;
+    }
+
+    /// Codecs whose round takes two exchanges return their server side; nullptr for the
+    /// others, whose payloads the server decodes one by one. `seed` seeds the server's draws.
+    virtual std::unique_ptr<RoundExchange> MakeExchange(const TensorLayout& /* layout */,
+                                                        uint64_t /* seed */) const
+    {
+        return nullptr;
+    }
+
+    /// Two-exchange codecs, client side: the state RoundExchange::BeginRound produced, before
+    /// this round's Encode. Throws DecodeError (the default: this codec takes no state).
+    virtual void AcceptRoundState(const TensorLayout& layout, std::span<const uint8_t> state);
+
+    /// Two-exchange codecs, client side: answers the server's mid-round message about the
+    /// update last encoded. Throws DecodeError (the default: this codec has one exchange).
+    virtual void EncodeReply(const TensorLayout& layout,
+                             std::span<const uint8_t> message,
+                             std::vector<uint8_t>& out);
 };
 
 /**

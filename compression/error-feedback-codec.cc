@@ -56,7 +56,15 @@ MakeErrorFeedbackCodec(CodecArgs& args)
     {
         args.Fail("error_compensation", "must be in [0, 1], got " + nlohmann::json(beta).dump());
     }
-    return std::make_unique<ErrorFeedbackCodec>(args, static_cast<float>(beta));
+    auto codec = std::make_unique<ErrorFeedbackCodec>(args, static_cast<float>(beta));
+    if (codec->HasRoundExchange())
+    {
+        // The residual needs the decoded update, which a two-exchange codec only has after
+        // the server's reply; such a codec keeps its own error feedback (power_sgd's option).
+        args.Fail("base", "a two-exchange codec (power_sgd) cannot be wrapped in error_feedback;"
+                          " use its own error_feedback option");
+    }
+    return codec;
 }
 
 } // namespace fedran::internal

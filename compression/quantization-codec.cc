@@ -251,15 +251,7 @@ MakeQuantizationCodec(CodecArgs& args)
     {
         args.Fail("bits", "must be an integer in 1..8, got " + std::to_string(bits));
     }
-    bool stochastic = true;
-    if (const nlohmann::json* value = args.Take("stochastic"))
-    {
-        if (!value->is_boolean())
-        {
-            args.Fail("stochastic", "must be true or false, got " + value->dump());
-        }
-        stochastic = value->get<bool>();
-    }
+    const bool stochastic = TakeBool(args, "stochastic").value_or(true);
     const uint32_t bucket = TakeCount(args, "bucket").value_or(512);
     if (bucket < 1)
     {

@@ -14,6 +14,7 @@
 // loop, and the bitmap hands the positions back in ascending order for a sequential gather.
 
 #include "compression/internal/byte-io.h"
+#include "compression/internal/codec-params.h"
 #include "compression/internal/codecs.h"
 #include "compression/internal/keep-count.h"
 #include "compression/internal/payload-header.h"
@@ -169,15 +170,7 @@ std::unique_ptr<Codec>
 MakeRandomKCodec(CodecArgs& args)
 {
     const KeepCount keep = KeepCount::FromArgs(args, 0.01);
-    bool scale = true;
-    if (const nlohmann::json* value = args.Take("scale"))
-    {
-        if (!value->is_boolean())
-        {
-            args.Fail("scale", "must be true or false, got " + value->dump());
-        }
-        scale = value->get<bool>();
-    }
+    const bool scale = TakeBool(args, "scale").value_or(true);
     return std::make_unique<RandomKCodec>(args, keep, scale);
 }
 

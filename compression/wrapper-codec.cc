@@ -45,4 +45,30 @@ WrapperCodec::MakeAggregator() const
     return m_base->MakeAggregator();
 }
 
+bool
+WrapperCodec::HasRoundExchange() const
+{
+    return m_base->HasRoundExchange();
+}
+
+std::unique_ptr<RoundExchange>
+WrapperCodec::MakeExchange(const TensorLayout& layout, uint64_t seed) const
+{
+    return m_base->MakeExchange(layout, seed);
+}
+
+void
+WrapperCodec::AcceptRoundState(const TensorLayout& layout, std::span<const uint8_t> state)
+{
+    m_base->AcceptRoundState(layout, state);
+}
+
+void
+WrapperCodec::EncodeReply(const TensorLayout& layout,
+                          std::span<const uint8_t> message,
+                          std::vector<uint8_t>& out)
+{
+    m_base->EncodeReply(layout, message, out);
+}
+
 } // namespace fedran::internal

@@ -54,6 +54,7 @@ FlClientApp::GetTypeId()
 FlClientApp::FlClientApp()
     : m_clientId(0)
     , m_samplesPerSecond(2000.0)
+    , m_sentRound(0)
 {
 }
 
@@ -123,12 +124,64 @@ FlClientApp::HandleConnected(Ptr<MessageChannel> channel)
 void
 FlClientApp::HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame)
 {
-    if (frame.header.type != fedran::FrameType::GlobalModel || frame.header.client != m_clientId ||
-        frame.header.codec != m_modelDecoder->Id())
+    if (frame.header.client == m_clientId && frame.header.type == fedran::FrameType::GlobalModel &&
+        frame.header.codec == m_modelDecoder->Id())
+    {
+        HandleGlobalModel(channel, frame);
+    }
+    else if (frame.header.client == m_clientId &&
+             frame.header.type == fedran::FrameType::CodecState &&
+             frame.header.codec == m_updateEncoder->Id())
+    {
+        HandleCodecState(channel, frame);
+    }
+    else
     {
         HandleChannelError(channel, "unexpected frame from the server");
-        return;
     }
+}
+
+void
+FlClientApp::HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& frame)
+{
+    const fedran::TensorLayout& layout = m_task->model->Layout();
+    try
+    {
+        if (frame.header.round != m_sentRound)
+        {
+            // No training runs now (the server selects a client only once its last update
+            // has arrived), so the encoder can take the state on this thread.
+            m_updateEncoder->BeginRound(frame.header.round);
+            m_updateEncoder->AcceptRoundState(layout, frame.payload);
+            return;
+        }
+        std::vector<uint8_t> payload;
+        m_updateEncoder->EncodeReply(layout, frame.payload, payload);
+        fedran::FrameHeader header;
+        header.type = fedran::FrameType::ClientReply;
+        header.codec = m_updateEncoder->Id();
+        header.round = frame.header.round;
+        header.client = m_clientId;
+        header.samples = static_cast<uint32_t>(m_task->partition[m_clientId].size());
+        UpdateSentRecord record;
+        record.round = header.round;
+        record.client = m_clientId;
+        record.reply = true;
+        record.codec = std::string(m_updateEncoder->Name());
+        std::vector<uint8_t> reply = fedran::EncodeFrame(header, payload);
+        record.frameBytes = reply.size();
+        m_updateSentTrace(record);
+        m_channel->Send(std::move(reply));
+    }
+    catch (const fedran::DecodeError& e)
+    {
+        HandleChannelError(channel, std::string("cannot use the codec's message: ") + e.what());
+    }
+}
+
+void
+FlClientApp::HandleGlobalModel(Ptr<MessageChannel> channel, const fedran::Frame& frame)
+{
     try
     {
         if (m_task->downlinkClientView)
@@ -211,6 +264,7 @@ FlClientApp::SendUpdate(double computeS)
 {
     EncodedUpdate encoded = m_pending.get();
     encoded.record.computeS = computeS;
+    m_sentRound = encoded.record.round;
     m_updateSentTrace(encoded.record);
     m_channel->Send(std::move(encoded.frame));
 }

@@ -25,7 +25,9 @@ namespace ns3
  * It connects to the server and announces itself. For each global model it receives it
  * decodes the model, trains on its own slice of the data for real, encodes the update with
  * the uplink codec, waits the simulated compute time (examples processed / SamplesPerSecond),
- * and sends the encoded frame.
+ * and sends the encoded frame. With a two-exchange codec (power_sgd) it also takes the codec's
+ * state before the model and answers the server's mid-round message with a reply frame; the
+ * reply's arithmetic (a product with the update) is not given simulated compute time.
  */
 class FlClientApp : public Application
 {
@@ -52,6 +54,10 @@ class FlClientApp : public Application
     void HandleConnected(Ptr<MessageChannel> channel);
     void HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame);
     void HandleChannelError(Ptr<MessageChannel> channel, const std::string& why);
+    void HandleGlobalModel(Ptr<MessageChannel> channel, const fedran::Frame& frame);
+    /// A two-exchange uplink codec's message: its round state before the model, or the
+    /// server's question about the update this client sent for the round, answered at once.
+    void HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& frame);
     /// The encoded update frame and what the trace reports about it.
     struct EncodedUpdate
     {
@@ -81,6 +87,7 @@ class FlClientApp : public Application
     EventId m_sendEvent;
     std::shared_ptr<ThreadPool> m_pool;
     std::future<EncodedUpdate> m_pending; ///< the training of the current round
+    uint32_t m_sentRound; ///< round of the last update sent (0: none yet)
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_modelReceivedTrace;
     TracedCallback<const UpdateSentRecord&> m_updateSentTrace;

@@ -85,6 +85,8 @@ FlServerApp::FlServerApp()
       m_clientsPerRound(1),
       m_expectedClients(1),
       m_sampler(CreateObject<UniformRandomVariable>()),
+      m_uplinkCodecId(0),
+      m_firstPhase(false),
       m_round(0),
       m_started(false)
 {
@@ -103,7 +105,11 @@ FlServerApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
     m_scratch.assign(size, 0.0f);
     m_combined.assign(size, 0.0f);
     m_optimizer = fedran::MakeServerOptimizer(m_task->serverOptimizer);
-    m_aggregator = fedran::MakeCodec(m_task->uplinkCodec, "compression.uplink")->MakeAggregator();
+    const auto uplink = fedran::MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    m_aggregator = uplink->MakeAggregator();
+    m_exchange = uplink->MakeExchange(m_task->model->Layout(),
+                                      fedran::Rng(m_task->seed, fedran::kServerExchangeStream).NextU64());
+    m_uplinkCodecId = uplink->Id();
     m_modelEncoder = fedran::MakeCodec(m_task->downlinkCodec, "compression.downlink");
     m_codecRng = fedran::Rng(m_task->seed, fedran::kServerCodecStream);
 }
@@ -143,6 +149,7 @@ FlServerApp::DoDispose()
     m_decoders.clear();
     m_views.clear();
     m_modelEncoder.reset();
+    m_exchange.reset();
     m_task.reset();
     Application::DoDispose();
 }
@@ -164,6 +171,14 @@ FlServerApp::HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame
         break;
     case fedran::FrameType::ClientUpdate:
         HandleUpdate(frame);
+        break;
+    case fedran::FrameType::ClientReply:
+        if (!m_exchange)
+        {
+            HandleChannelError(channel, "a reply frame, but the uplink codec has one exchange");
+            break;
+        }
+        HandleReply(frame);
         break;
     default:
         HandleChannelError(channel, "unexpected frame type from a client");
@@ -206,21 +221,57 @@ FlServerApp::HandleUpdate(const fedran::Frame& frame)
         return;
     }
 
-    fedran::Codec& decoder = DecoderFor(client);
     try
     {
-        if (frame.header.codec != decoder.Id())
+        CheckUplinkFrame(frame);
+        if (m_exchange)
         {
-            throw fedran::DecodeError("frame codec id " + std::to_string(frame.header.codec) +
-                                          " does not match the configured codec",
-                                      6);
+            m_exchange->AddFirst(frame.payload, frame.header.samples);
         }
-        if (frame.header.samples == 0)
+        else
         {
-            throw fedran::DecodeError("update claims zero training samples", 16);
+            DecoderFor(client).Decode(m_task->model->Layout(), frame.payload, m_scratch);
+            m_aggregator->Add(m_scratch, frame.header.samples);
         }
-        decoder.Decode(m_task->model->Layout(), frame.payload, m_scratch);
-        m_aggregator->Add(m_scratch, frame.header.samples);
+        record.fate = UpdateFate::Accepted;
+    }
+    catch (const fedran::DecodeError& e)
+    {
+        record.fate = UpdateFate::Failed;
+        record.reason = e.what();
+    }
+    if (m_firstPhase && record.fate == UpdateFate::Accepted)
+    {
+        // Not an update yet: it counts once this client's reply arrives.
+        m_contributors.push_back(client);
+        SettleClient(client);
+        return;
+    }
+    m_updateArrivalTrace(record);
+    SettleClient(client);
+}
+
+void
+FlServerApp::HandleReply(const fedran::Frame& frame)
+{
+    const uint32_t client = frame.header.client;
+    UpdateArrivalRecord record;
+    record.round = frame.header.round;
+    record.client = client;
+    record.frameBytes = fedran::kFrameHeaderSize + frame.payload.size();
+    if (frame.header.round != m_round || m_firstPhase || !m_exchange->NeedsReplies() ||
+        !m_pending.count(client))
+    {
+        // The round ended between the two exchanges: the client is free again.
+        record.fate = UpdateFate::Late;
+        m_busy.erase(client);
+        m_updateArrivalTrace(record);
+        return;
+    }
+    try
+    {
+        CheckUplinkFrame(frame);
+        m_exchange->AddReply(frame.payload, frame.header.samples);
         record.fate = UpdateFate::Accepted;
     }
     catch (const fedran::DecodeError& e)
@@ -230,6 +281,21 @@ FlServerApp::HandleUpdate(const fedran::Frame& frame)
     }
     m_updateArrivalTrace(record);
     SettleClient(client);
+}
+
+void
+FlServerApp::CheckUplinkFrame(const fedran::Frame& frame) const
+{
+    if (frame.header.codec != m_uplinkCodecId)
+    {
+        throw fedran::DecodeError("frame codec id " + std::to_string(frame.header.codec) +
+                                      " does not match the configured codec",
+                                  6);
+    }
+    if (frame.header.samples == 0)
+    {
+        throw fedran::DecodeError("update claims zero training samples", 16);
+    }
 }
 
 void
@@ -303,6 +369,13 @@ FlServerApp::StartRound()
     m_aggregator->Reset(m_global.size());
     m_roundStartedTrace(m_round, m_selected);
 
+    std::vector<uint8_t> state;
+    if (m_exchange)
+    {
+        m_contributors.clear();
+        m_exchange->BeginRound(m_round, state);
+        m_firstPhase = m_exchange->NeedsReplies();
+    }
     std::vector<uint8_t> shared;
     if (!m_task->downlinkClientView)
     {
@@ -310,16 +383,15 @@ FlServerApp::StartRound()
     }
     for (uint32_t client : m_selected)
     {
-        fedran::FrameHeader header;
-        header.type = fedran::FrameType::GlobalModel;
-        header.codec = m_modelEncoder->Id();
-        header.round = m_round;
-        header.client = client;
-        std::vector<uint8_t> frame = fedran::EncodeFrame(
-            header,
-            m_task->downlinkClientView ? EncodeForClientView(client) : shared);
-        m_modelSentTrace(m_round, client, frame.size());
-        m_clients.at(client)->Send(std::move(frame));
+        if (!state.empty())
+        {
+            // Before the model, so that the client's encoder has it when training ends.
+            SendToClient(client, fedran::FrameType::CodecState, m_uplinkCodecId, state);
+        }
+        SendToClient(client,
+                     fedran::FrameType::GlobalModel,
+                     m_modelEncoder->Id(),
+                     m_task->downlinkClientView ? EncodeForClientView(client) : shared);
     }
     m_deadlineEvent = Simulator::Schedule(m_deadline, &FlServerApp::EndRound, this);
     if (m_pending.empty())
@@ -357,10 +429,54 @@ FlServerApp::EncodeForClientView(uint32_t client)
 }
 
 void
+FlServerApp::SendToClient(uint32_t client,
+                          fedran::FrameType type,
+                          uint16_t codec,
+                          std::span<const uint8_t> payload)
+{
+    fedran::FrameHeader header;
+    header.type = type;
+    header.codec = codec;
+    header.round = m_round;
+    header.client = client;
+    std::vector<uint8_t> frame = fedran::EncodeFrame(header, payload);
+    m_modelSentTrace(m_round, client, frame.size());
+    m_clients.at(client)->Send(std::move(frame));
+}
+
+void
 FlServerApp::SettleClient(uint32_t client)
 {
     m_pending.erase(client);
-    if (m_pending.empty() && m_deadlineEvent.IsRunning())
+    if (!m_pending.empty() || !m_deadlineEvent.IsRunning())
+    {
+        return;
+    }
+    if (m_firstPhase)
+    {
+        CloseFirstPhase();
+        return;
+    }
+    m_deadlineEvent.Cancel();
+    EndRound();
+}
+
+void
+FlServerApp::CloseFirstPhase()
+{
+    m_firstPhase = false;
+    std::vector<uint8_t> message;
+    m_exchange->CloseFirstPhase(message);
+    for (uint32_t client : m_contributors)
+    {
+        // A contributor whose connection broke since is gone from m_clients: nothing to ask.
+        if (m_clients.count(client))
+        {
+            m_pending.insert(client);
+            SendToClient(client, fedran::FrameType::CodecState, m_uplinkCodecId, message);
+        }
+    }
+    if (m_pending.empty())
     {
         m_deadlineEvent.Cancel();
         EndRound();
@@ -373,11 +489,21 @@ FlServerApp::EndRound()
     // Whoever has not answered is late; their update is discarded when it arrives.
     m_busy.insert(m_pending.begin(), m_pending.end());
     m_pending.clear();
+    m_firstPhase = false;
 
     // The server optimiser moves the model by the combined update (nothing moves without one).
-    if (m_aggregator->Count() > 0)
+    // A two-exchange round that ends in its first phase has no update.
+    const size_t combined = m_exchange ? m_exchange->Count() : m_aggregator->Count();
+    if (combined > 0)
     {
-        m_aggregator->Result(m_combined);
+        if (m_exchange)
+        {
+            m_exchange->Result(m_combined);
+        }
+        else
+        {
+            m_aggregator->Result(m_combined);
+        }
         m_optimizer->Apply(m_combined, m_global);
     }
     const fedran::Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
@@ -387,7 +513,7 @@ FlServerApp::EndRound()
     record.startS = m_roundStart.GetSeconds();
     record.endS = Simulator::Now().GetSeconds();
     record.selected = m_selected;
-    record.participants = static_cast<uint32_t>(m_aggregator->Count());
+    record.participants = static_cast<uint32_t>(combined);
     record.testAccuracy = eval.accuracy;
     record.testLoss = eval.loss;
     m_roundEndedTrace(record);

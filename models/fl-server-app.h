@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <vector>
 
 namespace ns3
@@ -28,6 +29,12 @@ namespace ns3
  * and aggregates the updates that arrive before Deadline. A client whose update is still
  * outstanding when a round ends is "late": it is not selected again until that update has
  * arrived (and been discarded), since a real server would not queue work behind it.
+ *
+ * With a two-exchange uplink codec (power_sgd) a round has two phases inside the same
+ * deadline: the codec's state goes out before the model, the first payloads are combined
+ * once every selected client has sent one (or failed), the codec's message goes back to
+ * those clients, and their replies make the update. ModelSent reports every server frame
+ * and UpdateArrival the reply, so both exchanges' bytes and times are in the traces.
  */
 class FlServerApp : public Application
 {
@@ -63,6 +70,14 @@ class FlServerApp : public Application
     void HandleChannelError(Ptr<MessageChannel> channel, const std::string& why);
     void HandleJoin(Ptr<MessageChannel> channel, const fedran::Frame& frame);
     void HandleUpdate(const fedran::Frame& frame);
+    void HandleReply(const fedran::Frame& frame);
+    /// Throws DecodeError unless an update or reply frame names the uplink codec and a weight.
+    void CheckUplinkFrame(const fedran::Frame& frame) const;
+    /// Two-exchange codecs: combines the first payloads and asks their senders for replies.
+    void CloseFirstPhase();
+    /// Queues a frame for a client and reports its size (ModelSent).
+    void SendToClient(uint32_t client, fedran::FrameType type, uint16_t codec,
+                      std::span<const uint8_t> payload);
 
     void StartRound();
     void EndRound();
@@ -106,6 +121,11 @@ class FlServerApp : public Application
     std::vector<float> m_global;
     std::vector<float> m_scratch;
     std::unique_ptr<fedran::Aggregator> m_aggregator; ///< the uplink codec's combination rule
+    /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).
+    std::unique_ptr<fedran::RoundExchange> m_exchange;
+    uint16_t m_uplinkCodecId;
+    bool m_firstPhase;                   ///< two-exchange round waiting for first payloads
+    std::vector<uint32_t> m_contributors; ///< clients whose first payload was combined
     std::vector<float> m_combined;
     std::unique_ptr<fedran::ServerOptimizer> m_optimizer;
     uint32_t m_round; ///< current round, 1-based; 0 before the first

@@ -11,7 +11,7 @@
 namespace ns3
 {
 
-/// A client has encoded its update and starts handing it to the network.
+/// A client has encoded its update (or a reply) and starts handing it to the network.
 struct UpdateSentRecord
 {
     uint32_t round = 0;
@@ -21,6 +21,8 @@ struct UpdateSentRecord
     double computeS = 0.0;   ///< simulated local training time
     double trainLoss = 0.0;  ///< mean minibatch loss of the local training
     std::string codec;
+    /// A two-exchange codec's reply to the server (frameBytes only; no training behind it).
+    bool reply = false;
 };
 
 /// Why the server did not use an update it received (or expected).

@@ -112,7 +112,7 @@ void
 FlStatsCollector::ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes)
 {
     m_currentRound = round;
-    m_current[client].downlinkBytes = frameBytes;
+    m_current[client].downlinkBytes += frameBytes; // a two-exchange codec sends more than one
     m_downlinkPayload += frameBytes;
 }
 
@@ -134,11 +134,16 @@ FlStatsCollector::UpdateSent(const UpdateSentRecord& record)
         return; // a straggler from an earlier round: its bytes count, its row is written
     }
     ClientRow& row = m_current[record.client];
+    if (record.reply)
+    {
+        row.payloadBytes += record.frameBytes; // the second exchange of a two-exchange codec
+        return;
+    }
     row.uploadStartS = Simulator::Now().GetSeconds();
     row.computeS = record.computeS;
     row.trainLoss = record.trainLoss;
     row.rawBytes = record.rawBytes;
-    row.payloadBytes = record.frameBytes;
+    row.payloadBytes += record.frameBytes;
 }
 
 void

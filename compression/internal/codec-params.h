@@ -20,6 +20,9 @@ std::optional<double> TakeNumber(CodecArgs& args, const std::string& key);
 /// A JSON integer in [0, 2^32), or nullopt when the key is absent. 4.0 is not an integer.
 std::optional<uint32_t> TakeCount(CodecArgs& args, const std::string& key);
 
+/// A JSON boolean, or nullopt when the key is absent.
+std::optional<bool> TakeBool(CodecArgs& args, const std::string& key);
+
 /// A JSON string, or nullopt when the key is absent.
 std::optional<std::string> TakeString(CodecArgs& args, const std::string& key);
 

@@ -3,8 +3,8 @@
 
 // Base of the codecs that transform an update on the client and then hand it to another codec,
 // their "base" (error_feedback, clipped). The transformation is local, so a wrapper's payload
-// is exactly its base's payload, with no byte of its own: decoding, the round schedule and the
-// server's aggregation are all the base's. Wrappers nest to any depth, e.g.
+// is exactly its base's payload, with no byte of its own: decoding, the round schedule, the
+// server's aggregation and a two-exchange base's later messages are all the base's. Wrappers nest to any depth, e.g.
 // {"type": "clipped", "base": {"type": "error_feedback", "base": {"type": "top_k", ...}}}.
 
 #include "compression/internal/codecs.h"
@@ -27,6 +27,17 @@ class WrapperCodec : public RegisteredCodec
     void BeginRound(uint32_t round) final;
 
     std::unique_ptr<Aggregator> MakeAggregator() const final;
+
+    bool HasRoundExchange() const final;
+
+    std::unique_ptr<RoundExchange> MakeExchange(const TensorLayout& layout,
+                                                uint64_t seed) const final;
+
+    void AcceptRoundState(const TensorLayout& layout, std::span<const uint8_t> state) final;
+
+    void EncodeReply(const TensorLayout& layout,
+                     std::span<const uint8_t> message,
+                     std::vector<uint8_t>& out) final;
 
   protected:
     Codec& Base()

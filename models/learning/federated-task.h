@@ -22,6 +22,7 @@ enum RngStream : uint64_t
     kPartitionStream = 1,
     kModelInitStream = 2,
     kServerCodecStream = 3,
+    kServerExchangeStream = 4, ///< a two-exchange uplink codec's server-side draws
     kClientTrainStreamBase = 1ull << 32,
     kClientCodecStreamBase = 2ull << 32,
 };

@@ -67,7 +67,9 @@ IsKnownType(uint8_t type)
 {
     return type == static_cast<uint8_t>(FrameType::GlobalModel)
         || type == static_cast<uint8_t>(FrameType::ClientUpdate)
-        || type == static_cast<uint8_t>(FrameType::Join);
+        || type == static_cast<uint8_t>(FrameType::Join)
+        || type == static_cast<uint8_t>(FrameType::CodecState)
+        || type == static_cast<uint8_t>(FrameType::ClientReply);
 }
 
 /// CRC-32 of header bytes 0..23 followed by the payload.

@@ -11,7 +11,7 @@
 //   6  codec        u16  codec id (compression/codec-registry.cc)
 //   8  round        u32
 //  12  client       u32
-//  16  samples      u32  examples behind an update (FedAvg weight); 0 for a global model
+//  16  samples      u32  examples behind an update or reply (FedAvg weight); 0 from the server
 //  20  length       u32  payload bytes that follow the header
 //  24  crc32        u32  zlib CRC-32 of header bytes 0..23 followed by the payload
 
@@ -37,6 +37,10 @@ enum class FrameType : uint8_t
     GlobalModel = 1,  ///< server -> client: the model to train from
     ClientUpdate = 2, ///< client -> server: the encoded update
     Join = 3,         ///< client -> server: first frame on a channel, names the client
+    /// server -> client: a two-exchange codec's message (PowerSGD's Q before the model, its
+    /// P_hat after the first payloads)
+    CodecState = 4,
+    ClientReply = 5, ///< client -> server: the answer to a CodecState sent mid-round
 };
 
 struct FrameHeader

@@ -163,7 +163,13 @@ CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
     {
         try
         {
-            MakeCodec(*spec, path);
+            const bool twoExchanges = MakeCodec(*spec, path)->HasRoundExchange();
+            if (twoExchanges && spec == &config.downlinkCodec)
+            {
+                errors.push_back(std::string(path) + ".type: " + spec->value("type", "") +
+                                 " takes two exchanges per round (clients send P, the server "
+                                 "answers, clients send Q) and works on the uplink only");
+            }
         }
         catch (const CodecConfigError& e)
         {

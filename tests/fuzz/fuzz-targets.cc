@@ -140,11 +140,124 @@ CodecDecodeSeeds()
     return seeds;
 }
 
+namespace
+{
+
+const nlohmann::json kExchangeSpec = {{"type", "power_sgd"}, {"rank", 1}};
+
+std::vector<float>
+ExchangeUpdate()
+{
+    Rng rng(43);
+    std::vector<float> update(Layout().TotalSize());
+    for (auto& v : update)
+    {
+        v = static_cast<float>(rng.Normal());
+    }
+    return update;
+}
+
+/// A client and a server that have run a real round up to `stage`, and the messages so far.
+struct ExchangeSession
+{
+    std::unique_ptr<Codec> client = MakeCodec(kExchangeSpec, "fuzz");
+    std::unique_ptr<RoundExchange> server = client->MakeExchange(Layout(), 11);
+    std::vector<uint8_t> state;
+    std::vector<uint8_t> first;
+    std::vector<uint8_t> message;
+    std::vector<uint8_t> reply;
+
+    /// 0: nothing; 1: state sent; 2: first payload combined; 3: message sent; 4: reply.
+    explicit ExchangeSession(int stage)
+    {
+        Rng rng(3);
+        server->BeginRound(1, state);
+        if (stage >= 1)
+        {
+            client->BeginRound(1);
+            client->AcceptRoundState(Layout(), state);
+            client->Encode(Layout(), ExchangeUpdate(), rng, first);
+        }
+        if (stage >= 2)
+        {
+            server->AddFirst(first, 5.0);
+        }
+        if (stage >= 3)
+        {
+            server->CloseFirstPhase(message);
+        }
+        if (stage >= 4)
+        {
+            client->EncodeReply(Layout(), message, reply);
+        }
+    }
+};
+
+} // namespace
+
+void
+FuzzExchangeMessages(const uint8_t* data, size_t size)
+{
+    if (size == 0 || !MakeCodec(kExchangeSpec, "fuzz")->HasRoundExchange())
+    {
+        return;
+    }
+    const std::span<const uint8_t> input(data + 1, size - 1);
+    std::vector<float> out(Layout().TotalSize());
+    try
+    {
+        switch (data[0] % 4)
+        {
+        case 0: {
+            ExchangeSession session(0);
+            session.client->AcceptRoundState(Layout(), input);
+            break;
+        }
+        case 1: {
+            ExchangeSession session(0);
+            session.server->AddFirst(input, 1.0);
+            session.server->Result(out);
+            break;
+        }
+        case 2: {
+            ExchangeSession session(1);
+            std::vector<uint8_t> reply;
+            session.client->EncodeReply(Layout(), input, reply);
+            break;
+        }
+        default: {
+            ExchangeSession session(3);
+            session.server->AddReply(input, 1.0);
+            session.server->Result(out);
+        }
+        }
+    }
+    catch (const DecodeError&)
+    {
+    }
+}
+
+std::vector<std::vector<uint8_t>>
+ExchangeMessageSeeds()
+{
+    ExchangeSession session(4);
+    std::vector<std::vector<uint8_t>> seeds;
+    const std::vector<uint8_t>* messages[] = {
+        &session.state, &session.first, &session.message, &session.reply};
+    for (uint8_t kind = 0; kind < 4; ++kind)
+    {
+        std::vector<uint8_t> seed{kind};
+        seed.insert(seed.end(), messages[kind]->begin(), messages[kind]->end());
+        seeds.push_back(std::move(seed));
+    }
+    return seeds;
+}
+
 std::vector<std::vector<uint8_t>>
 FrameStreamSeeds()
 {
     std::vector<uint8_t> stream{7}; // piece size 8
-    for (uint8_t type : {1, 2, 3})
+    for (uint8_t type : {1, 2, 3, 4, 5})
     {
         FrameHeader header;
         header.type = static_cast<FrameType>(type);

@@ -22,6 +22,12 @@ void FuzzCodecDecode(const uint8_t* data, size_t size);
 /// Valid inputs for FuzzCodecDecode: one encoded payload per codec spec, tagged.
 std::vector<std::vector<uint8_t>> CodecDecodeSeeds();
 
+/// The four parsers of a two-exchange codec (power_sgd): byte 0 picks the client's state or
+/// reply parser or the server's first-payload or reply parser; the rest is the message.
+void FuzzExchangeMessages(const uint8_t* data, size_t size);
+
+std::vector<std::vector<uint8_t>> ExchangeMessageSeeds();
+
 /// Valid inputs for FuzzFrameStream: a few frames back to back.
 std::vector<std::vector<uint8_t>> FrameStreamSeeds();
 

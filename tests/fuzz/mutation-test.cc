@@ -1,6 +1,7 @@
-// Randomized-mutation fuzzing of the frame parser and every codec decoder, run in CI under
-// ASan/UBSan. Inputs start from valid encodings and are bit-flipped, truncated, extended,
-// spliced and overwritten with extreme values; every input must be handled without a crash.
+// Randomized-mutation fuzzing of the frame parser, every codec decoder and the two-exchange
+// codec's message parsers, run in CI under ASan/UBSan. Inputs start from valid encodings and
+// are bit-flipped, truncated, extended, spliced and overwritten with extreme values; every
+// input must be handled without a crash.
 
 #include "fuzz-targets.h"
 
@@ -111,6 +112,11 @@ TEST(Fuzz, FrameStreamSurvivesMutations)
 TEST(Fuzz, EveryCodecDecoderSurvivesMutations)
 {
     RunMutations(&FuzzCodecDecode, CodecDecodeSeeds());
+}
+
+TEST(Fuzz, TwoExchangeMessagesSurviveMutations)
+{
+    RunMutations(&FuzzExchangeMessages, ExchangeMessageSeeds());
 }
 
 } // namespace

@@ -88,6 +88,12 @@ TEST(UpdateFrame, RoundTrip)
     // A client's first frame: no payload, only its id.
     const auto join = Header(FrameType::Join, 0, 0);
     ExpectSameFrame(DecodeFrame(EncodeFrame(join, {})), join, {});
+
+    // The two-exchange codecs' messages (PowerSGD's Q and P_hat down, Q_i up).
+    const auto state = Header(FrameType::CodecState, 4, 2);
+    ExpectSameFrame(DecodeFrame(EncodeFrame(state, payload)), state, payload);
+    const auto reply = Header(FrameType::ClientReply, 4, 2);
+    ExpectSameFrame(DecodeFrame(EncodeFrame(reply, payload)), reply, payload);
 }
 
 TEST(UpdateFrame, EncodeRejectsInvalidHeaders)

@@ -148,7 +148,7 @@ TEST(ValidateScenario, MultipleErrorsReportedTogether)
         "data.dataset: \"cifar10\" is not one of \"fashion-mnist\", \"mnist\"",
         "compression.uplink.type: \"zip\" is not one of \"none\", \"fp16\", \"top_k\", "
         "\"random_k\", \"threshold\", \"quantization\", \"qsgd\", \"sign\", "
-        "\"error_feedback\", \"clipped\", \"dgc\"",
+        "\"error_feedback\", \"clipped\", \"dgc\", \"power_sgd\"",
     };
     size_t lines = 1;
     for (char c : message)

@@ -4,6 +4,7 @@
 #include "sim-test-util.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -96,6 +97,30 @@ TEST_F(CodecCli, PayloadOfAnotherShapeIsRejected)
                                 m_dir.Path());
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("offset 0"), std::string::npos) << r.stderrText;
+}
+
+TEST_F(CodecCli, PowerSgdRunsOneClientsTwoExchangeRound)
+{
+    // 100 x 10 at rank 2: first payload 12 + 4 * 100 * 2, reply 12 + 4 * 10 * 2 bytes; the
+    // server sent a seed (12 + 8) and P_hat (12 + 4 * 100 * 2).
+    CommandResult r = RunFedran("codec --spec '{\"type\":\"power_sgd\",\"rank\":2}' "
+                                "--input x.f32 --shape 100,10 --decoded d.f32",
+                                m_dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    const nlohmann::json report = nlohmann::json::parse(r.stdoutText);
+    EXPECT_EQ(report["payload_bytes"], 12 + 800 + 12 + 80);
+    EXPECT_EQ(report["server_bytes"], 12 + 8 + 12 + 800);
+    // A rank-2 projection of a rank-10 matrix: smaller than the input, not exact.
+    EXPECT_GT(report["relative_l2_error"].get<double>(), 0.01);
+    EXPECT_LT(report["relative_l2_error"].get<double>(), 1.0);
+    EXPECT_EQ(ReadFloats(m_dir.Path() / "d.f32").size(), 1000u);
+
+    r = RunFedran("codec --decode --spec '{\"type\":\"power_sgd\"}' --payload d.f32 "
+                  "--shape 100,10 --decoded out.f32",
+                  m_dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("two-exchange"), std::string::npos) << r.stderrText;
+    EXPECT_FALSE(std::filesystem::exists(m_dir.Path() / "out.f32"));
 }
 
 TEST_F(CodecCli, BadOptionsExitTwo)

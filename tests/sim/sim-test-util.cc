@@ -69,12 +69,15 @@ CommandResult
 RunFedran(const std::string& args, const std::filesystem::path& workDir)
 {
     const std::filesystem::path errFile = workDir / "stderr.txt";
+    const std::filesystem::path outFile = workDir / "stdout.txt";
     const std::string command = "cd '" + workDir.string() + "' && '" FEDRAN_BINARY "' " + args +
-                                " > /dev/null 2> '" + errFile.string() + "'";
+                                " > '" + outFile.string() + "' 2> '" + errFile.string() + "'";
     const int status = std::system(command.c_str());
     CommandResult result;
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.stdoutText = ReadFile(outFile);
     result.stderrText = ReadFile(errFile);
+    std::filesystem::remove(outFile);
     std::filesystem::remove(errFile);
     return result;
 }

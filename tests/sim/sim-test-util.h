@@ -40,6 +40,7 @@ std::string ReadFile(const std::filesystem::path& path);
 struct CommandResult
 {
     int exitCode = -1;
+    std::string stdoutText;
     std::string stderrText;
 };
 
