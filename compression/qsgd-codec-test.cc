@@ -35,8 +35,27 @@ CodeLength(uint32_t level)
     return 2 * static_cast<unsigned>(std::bit_width(level + 1)) - 1 + (level > 0);
 }
 
+/// Bytes of each bucket's bit length: the smallest of 2, 4, 8 that holds bucket x Lmax.
+size_t
+LengthBytes(uint32_t s, size_t bucket)
+{
+    const uint64_t most = bucket * uint64_t{CodeLength(s)};
+    return most <= 0xFFFF ? 2 : most <= 0xFFFFFFFF ? 4 : 8;
+}
+
+uint64_t
+UIntAt(const std::vector<uint8_t>& bytes, size_t at, size_t width)
+{
+    uint64_t value = 0;
+    for (size_t k = 0; k < width; ++k)
+    {
+        value |= uint64_t{bytes.at(at + k)} << (8 * k);
+    }
+    return value;
+}
+
 /// The documented rounding (file comment of qsgd-codec.cc) with the norms taken from the
-/// payload; also checks the norms and the payload size.
+/// payload; also checks the norms, the buckets' bit lengths and the payload size.
 std::vector<float>
 ReferenceQsgd(const TensorLayout& layout,
               const std::vector<float>& x,
@@ -56,9 +75,12 @@ ReferenceQsgd(const TensorLayout& layout,
         dither.StartTensor();
         const size_t d = layout.Tensors()[t].Size();
         const size_t buckets = (d + bucket - 1) / bucket;
+        const size_t width = LengthBytes(s, bucket);
+        const size_t lengthsAt = at + 4 * buckets;
         uint64_t bits = 0;
         for (size_t j = 0; j < buckets; ++j)
         {
+            const uint64_t bucketStart = bits;
             const float norm = F32At(payload, at + 4 * j);
             const size_t begin = layout.Offset(t) + j * bucket;
             const size_t end = layout.Offset(t) + std::min(d, (j + 1) * bucket);
@@ -89,8 +111,10 @@ ReferenceQsgd(const TensorLayout& layout,
                 out[i] = x[i] < 0 ? -magnitude : magnitude;
                 bits += CodeLength(level);
             }
+            EXPECT_EQ(UIntAt(payload, lengthsAt + width * j, width), bits - bucketStart)
+                << "bucket " << j;
         }
-        at += 4 * buckets + (bits + 7) / 8;
+        at += (4 + width) * buckets + (bits + 7) / 8;
     }
     EXPECT_EQ(payload.size(), at);
     return out;
@@ -102,8 +126,10 @@ TEST(QsgdCodec, HandMadeStreamHasTheDocumentedBits)
     const TensorLayout layout({{"v", {4}}});
     auto codec = Qsgd(5);
     const auto payload = EncodeWithSeed(*codec, layout, {3.0f, -4.0f, 0.0f, 0.0f}, 1);
+    // s, bucket, norm 5, 14 bits of codes (u16), then
     // gamma(4) = 001 00, sign 0 | gamma(5) = 001 10, sign 1 | gamma(1) = 1 | 1
-    const std::vector<uint8_t> body = {5, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0xA0, 0x40, 0x04, 0x3B};
+    const std::vector<uint8_t> body = {
+        5, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0xA0, 0x40, 14, 0, 0x04, 0x3B};
     ASSERT_EQ(payload.size(), 8 + body.size());
     EXPECT_EQ(std::vector<uint8_t>(payload.begin() + 8, payload.end()), body);
     EXPECT_EQ(DecodeAll(*codec, layout, payload), (std::vector<float>{3.0f, -4.0f, 0.0f, 0.0f}));
@@ -138,6 +164,162 @@ TEST(QsgdCodec, EveryCodePathMatchesTheDocumentedRoundingDrawOrderAndSize)
                     << static_cast<int>(level);
             }
         }
+    }
+}
+
+/// Normal values with every 37th one made 30 times larger, so that buckets hold levels well
+/// above 3 (the encoder's general path) and, for s >= 63, codes longer than the decoder's
+/// table (its long-code path).
+std::vector<float>
+SpikyUpdate(size_t n, uint64_t seed)
+{
+    auto x = NormalUpdate(n, seed);
+    for (size_t i = 0; i < n; i += 37)
+    {
+        x[i] *= 30.0f;
+    }
+    return x;
+}
+
+TEST(QsgdCodec, ManyBucketsDecodeInterleavedLikeTheReferenceOnEveryPath)
+{
+    // Enough buckets for the interleaved decoder (four at a time, handing out the next one as
+    // each finishes), bucket sizes around its minimum of 28, and a tensor after the long one.
+    const TensorLayout layout({{"long", {20 * 512 + 77}}, {"short", {300}}});
+    const std::vector<std::vector<float>> inputs = {NormalUpdate(layout.TotalSize(), 41),
+                                                    SpikyUpdate(layout.TotalSize(), 42)};
+    for (const auto& x : inputs)
+    {
+        for (const uint32_t s : {1u, 3u, 16u, 62u, 63u, 126u, 127u, 128u, 3000u})
+        {
+            for (const uint32_t bucket : {512u, 28u, 29u, 100u})
+            {
+                auto codec = Qsgd(s, bucket);
+                std::vector<uint8_t> first;
+                for (const auto level : kSimdLevels)
+                {
+                    SimdCap cap(level);
+                    const auto payload = EncodeWithSeed(*codec, layout, x, 7);
+                    if (first.empty())
+                    {
+                        first = payload;
+                    }
+                    ASSERT_EQ(payload, first) << "s " << s << " bucket " << bucket << " SIMD level "
+                                              << static_cast<int>(level);
+                    ASSERT_EQ(DecodeAll(*codec, layout, payload),
+                              ReferenceQsgd(layout, x, payload, s, bucket, 7))
+                        << "s " << s << " bucket " << bucket << " SIMD level "
+                        << static_cast<int>(level);
+                }
+            }
+        }
+    }
+}
+
+TEST(QsgdCodec, EmptyTensorsAndSingleElements)
+{
+    auto codec = Qsgd(16, 512);
+    const TensorLayout empty(std::vector<TensorSpec>{{"e", {0}}});
+    const auto nothing = EncodeWithSeed(*codec, empty, {}, 1);
+    EXPECT_EQ(nothing.size(), 16u); // headers only: no norms, lengths or stream
+    EXPECT_TRUE(DecodeAll(*codec, empty, nothing).empty());
+
+    const TensorLayout one({{"e", {0}}, {"x", {1}}, {"f", {0}}});
+    for (const float v : {0.0f, 2.5f, -1e-3f})
+    {
+        const auto payload = EncodeWithSeed(*codec, one, {v}, 1);
+        // norm, 2-byte length, then the code of level 0 (1 bit) or s (|v| is the norm: 10 bits).
+        ASSERT_EQ(payload.size(), 16u + 4 + 2 + (v == 0.0f ? 1 : 2));
+        EXPECT_EQ(DecodeAll(*codec, one, payload), std::vector<float>{v}) << v;
+        EXPECT_EQ(UIntAt(payload, 20, 2), v == 0.0f ? 1u : CodeLength(16));
+    }
+}
+
+TEST(QsgdCodec, BucketBoundariesAndLengthWidths)
+{
+    const auto x = NormalUpdate(2100, 43);
+    for (const uint32_t bucket : {1u, 64u, 512u, 1000u})
+    {
+        for (const size_t d : {size_t{bucket} - 1, size_t{bucket}, size_t{bucket} + 1, 2 * size_t{bucket}})
+        {
+            if (d == 0)
+            {
+                continue;
+            }
+            const TensorLayout layout({{"v", {static_cast<uint32_t>(d)}}});
+            const std::vector<float> v(x.begin(), x.begin() + static_cast<ptrdiff_t>(d));
+            auto codec = Qsgd(16, bucket);
+            const auto payload = EncodeWithSeed(*codec, layout, v, 3);
+            ASSERT_EQ(DecodeAll(*codec, layout, payload),
+                      ReferenceQsgd(layout, v, payload, 16, bucket, 3))
+                << "bucket " << bucket << " d " << d;
+        }
+    }
+    // Bucket lengths widen to 4 bytes past 65535 bits (bucket x Lmax; Lmax = 10 at s = 16) and
+    // to 8 past 2^32 - 1.
+    const TensorLayout layout({{"v", {2100}}});
+    for (const auto& [bucket, width] : {std::pair{6553u, 2u}, std::pair{6554u, 4u},
+                                       std::pair{429496729u, 4u}, std::pair{429496730u, 8u}})
+    {
+        auto codec = Qsgd(16, bucket);
+        const auto payload = EncodeWithSeed(*codec, layout, x, 3);
+        ASSERT_EQ(LengthBytes(16, bucket), width);
+        EXPECT_EQ(DecodeAll(*codec, layout, payload),
+                  ReferenceQsgd(layout, x, payload, 16, bucket, 3))
+            << "bucket " << bucket;
+    }
+}
+
+TEST(QsgdCodec, CorruptBucketLengthsAreRejectedAtTheirOffset)
+{
+    const TensorLayout layout({{"v", {12 * 100}}});
+    const auto x = NormalUpdate(layout.TotalSize(), 44);
+    auto codec = Qsgd(16, 100);
+    const auto payload = EncodeWithSeed(*codec, layout, x, 1);
+    constexpr size_t kLengthsAt = 16 + 4 * 12; // after 12 norms
+    constexpr size_t kStreamAt = kLengthsAt + 2 * 12;
+    auto length = [&](const std::vector<uint8_t>& p, size_t j) {
+        return static_cast<uint16_t>(UIntAt(p, kLengthsAt + 2 * j, 2));
+    };
+    auto setLength = [&](std::vector<uint8_t>& p, size_t j, uint64_t bits) {
+        p[kLengthsAt + 2 * j] = static_cast<uint8_t>(bits);
+        p[kLengthsAt + 2 * j + 1] = static_cast<uint8_t>(bits >> 8);
+    };
+    for (const auto level : kSimdLevels)
+    {
+        SimdCap cap(level);
+        ASSERT_NO_THROW(DecodeAll(*codec, layout, payload));
+        // Shorter than one bit per element, longer than the longest codes.
+        for (const uint64_t bits : {0u, 99u, 100u * CodeLength(16) + 1, 65535u})
+        {
+            auto bad = payload;
+            setLength(bad, 5, bits);
+            EXPECT_EQ(DecodeErrorOffset(*codec, layout, bad), kLengthsAt + 2 * 5) << bits;
+        }
+        // Bits moved from one bucket to the next: the sum still fits the stream, but bucket
+        // 6's codes no longer end where its length says. The first such bucket is named, on
+        // the interleaved path too.
+        for (const size_t j : {2u, 9u})
+        {
+            auto bad = payload;
+            setLength(bad, j, length(payload, j) + 1);
+            setLength(bad, j + 1, length(payload, j + 1) - 1);
+            EXPECT_EQ(DecodeErrorOffset(*codec, layout, bad), kLengthsAt + 2 * j) << j;
+            bad = payload;
+            setLength(bad, j, length(payload, j) - 3);
+            setLength(bad, j + 1, length(payload, j + 1) + 3);
+            EXPECT_EQ(DecodeErrorOffset(*codec, layout, bad), kLengthsAt + 2 * j) << j;
+        }
+        // Lengths that add up to more than the payload holds.
+        auto bad = payload;
+        setLength(bad, 11, length(payload, 11) + 64);
+        EXPECT_EQ(DecodeErrorOffset(*codec, layout, bad), kStreamAt);
+        // Lengths that add up to less: the bytes after the stream are trailing.
+        bad = payload;
+        setLength(bad, 11, length(payload, 11) - 16);
+        const size_t offset = DecodeErrorOffset(*codec, layout, bad);
+        EXPECT_GE(offset, kStreamAt);
+        EXPECT_LE(offset, payload.size());
     }
 }
 
@@ -263,7 +445,7 @@ TEST(QsgdCodec, ZeroTinyAndNonFiniteBuckets)
     std::vector<float> x(3000, 0.0f);
     auto codec = Qsgd(16, 1000);
     auto payload = EncodeWithSeed(*codec, layout, x, 1);
-    EXPECT_EQ(payload.size(), 16u + 12 + 375); // one bit per zero
+    EXPECT_EQ(payload.size(), 16u + 3 * (4 + 2) + 375); // one bit per zero
     EXPECT_EQ(DecodeAll(*codec, layout, payload), x);
 
     for (size_t i = 0; i < 1000; ++i)
@@ -322,22 +504,23 @@ TEST(QsgdCodec, RejectsBadFields)
         PutU32(bad, 20, std::bit_cast<uint32_t>(norm));
         EXPECT_EQ(DecodeErrorOffset(*codec, layout, bad), 20u);
     }
-    // Levels above s: the stream was written for s = 16 and is read as s = 1.
+    // Levels above s: the stream (from byte 28, after two norms and two u16 lengths) was
+    // written for s = 16 and is read as s = 1.
     bad = payload;
     PutU32(bad, 8, 1);
     const size_t offset = DecodeErrorOffset(*codec, layout, bad);
-    EXPECT_GE(offset, 24u);
+    EXPECT_GE(offset, 28u);
     EXPECT_LT(offset, payload.size());
     // A run of zeros longer than any code of s = 16.
     bad = payload;
-    std::fill(bad.begin() + 24, bad.begin() + 40, 0);
-    EXPECT_EQ(DecodeErrorOffset(*codec, layout, bad), 24u);
+    std::fill(bad.begin() + 28, bad.begin() + 44, 0);
+    EXPECT_EQ(DecodeErrorOffset(*codec, layout, bad), 28u);
     // Trailing bytes, and padding bits that are not zero.
     bad = payload;
     bad.push_back(0);
     EXPECT_EQ(DecodeErrorOffset(*codec, layout, bad), payload.size());
     const auto zeros = EncodeWithSeed(*codec, layout, std::vector<float>(300, 0.0f), 1);
-    ASSERT_EQ(zeros.size(), 16u + 8 + 38); // 300 one-bit codes: 4 padding bits
+    ASSERT_EQ(zeros.size(), 16u + 2 * (4 + 2) + 38); // 300 one-bit codes: 4 padding bits
     bad = zeros;
     bad.back() |= 0x10;
     EXPECT_EQ(DecodeErrorOffset(*codec, layout, bad), zeros.size() - 1);
@@ -347,7 +530,7 @@ TEST(QsgdCodec, SurvivesTruncationAndRandomCorruption)
 {
     const TensorLayout layout = Mixed();
     const auto x = NormalUpdate(layout.TotalSize(), 36);
-    for (const uint32_t s : {2u, 16u, 5000u})
+    for (const uint32_t s : {2u, 16u, 100u, 5000u})
     {
         auto codec = Qsgd(s, 100);
         const auto payload = EncodeWithSeed(*codec, layout, x, 1);

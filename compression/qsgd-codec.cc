@@ -13,15 +13,25 @@
 //   0   payload header, 8 bytes
 //   8   levels   u32  s, 1..2^20
 //   12  bucket   u32  >= 1
-//   16  per tensor of d elements: ceil(d / bucket) x f32 norm, then a bit stream (BitWriter
-//       order) holding, for every element, Elias gamma(l + 1) followed by a sign bit (1 =
-//       negative) when l > 0; zero padding bits up to the next byte.
+//   16  per tensor of d elements, in B = ceil(d / bucket) buckets:
+//       B x f32 norm;
+//       B x the bucket's code bits, as unsigned integers of W bytes, W the smallest of 2, 4, 8
+//       that holds bucket x Lmax (the longest code, 2 floor(log2(s + 1)) + 2 bits): W = 2 at
+//       the default s = 16, bucket = 512;
+//       a bit stream (BitWriter order) holding, bucket after bucket, for every element
+//       Elias gamma(l + 1) followed by a sign bit (1 = negative) when l > 0; zero padding bits
+//       up to the next byte.
 // Zeros (l = 0) cost one bit, so no run-length layer is needed at the default s. An element
-// costs 2 floor(log2(l + 1)) + 1 + [l > 0] bits.
+// costs 2 floor(log2(l + 1)) + 1 + [l > 0] bits. The bit lengths cost W bytes per bucket
+// (1.2% of the payload at the default) and buy a decoder that finds every bucket without
+// decoding the ones before it: it interleaves four buckets to hide the serial chain of
+// variable-length codes (qsgd-coding.h).
 //
 // A bucket holding NaN or +-inf (or whose norm overflows a float) is sent with a NaN norm and
 // all levels 0, and decodes to NaN.
-// Decoders reject negative and infinite norms, levels above s and non-zero padding.
+// Decoders reject negative and infinite norms, bucket bit lengths outside [n, n Lmax] for a
+// bucket of n elements or beyond the payload, codes that do not fill exactly their bucket's
+// bits, levels above s and non-zero padding.
 
 #include "compression/internal/bit-stream.h"
 #include "compression/internal/byte-io.h"
@@ -38,7 +48,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <optional>
+#include <memory>
 #include <vector>
 
 namespace fedran::internal
@@ -51,6 +61,14 @@ constexpr uint32_t kMaxLevels = 1u << 20;
 constexpr size_t kPiece = 1024;       ///< elements rounded per kernel call
 constexpr double kTinyNorm = 0x1p-90; ///< below this s 2^F / norm may overflow a float
 constexpr size_t kCodecHeaderSize = 8;
+
+/// Bytes of each bucket's bit length: enough for `bucket` codes of the longest length.
+unsigned
+LengthBytes(uint32_t levels, uint32_t bucket)
+{
+    const uint64_t most = uint64_t{bucket} * QsgdCodeLength(levels);
+    return most <= 0xFFFF ? 2 : most <= 0xFFFFFFFF ? 4 : 8;
+}
 
 /// Fraction bits of the fixed-point rounding for s levels.
 unsigned
@@ -67,7 +85,10 @@ class QsgdCodec : public RegisteredCodec
         : RegisteredCodec(args)
         , m_levels(levels)
         , m_bucket(bucket)
-        , m_writer(levels)
+        , m_lengthBytes(LengthBytes(levels, bucket))
+        , m_fraction(FractionBits(levels))
+        , m_cap(std::ldexp(static_cast<double>(levels), static_cast<int>(m_fraction)))
+        , m_writer(QsgdCodeWriter::For(levels))
     {
     }
 
@@ -78,10 +99,10 @@ class QsgdCodec : public RegisteredCodec
     {
         CheckUpdateSize(layout, update.size(), Name());
         ByteWriter writer(out);
-        // Norms plus about 2.5 bits per element at the default s: a guess, not a bound.
+        // Norms, lengths and about 2.5 bits per element at the default s: a guess, not a bound.
         writer.Reserve(kPayloadHeaderSize + kCodecHeaderSize +
-                       4 * CeilDiv(update.size(), m_bucket) + update.size() / 2 +
-                       8 * layout.TensorCount());
+                       (4 + m_lengthBytes) * CeilDiv(update.size(), m_bucket) +
+                       update.size() / 2 + 8 * layout.TensorCount());
         WritePayloadHeader(layout, writer);
         writer.WriteU32(m_levels);
         writer.WriteU32(m_bucket);
@@ -112,22 +133,24 @@ class QsgdCodec : public RegisteredCodec
             throw DecodeError("bucket must be >= 1", bucketAt);
         }
         // Every element takes at least one bit: reject short payloads before writing `out`.
+        const unsigned lengthBytes = LengthBytes(levels, bucket);
         uint64_t minimum = 0;
         for (const TensorSpec& tensor : layout.Tensors())
         {
-            minimum += 4 * CeilDiv(tensor.Size(), bucket) + CeilDiv(tensor.Size(), 8);
+            minimum += (4 + lengthBytes) * CeilDiv(tensor.Size(), bucket) +
+                       CeilDiv(tensor.Size(), 8);
         }
         reader.Require(minimum, 1);
         if (!m_reader || m_reader->Levels() != levels)
         {
-            m_reader.emplace(levels);
+            m_reader = QsgdCodeReader::For(levels);
         }
         for (size_t t = 0; t < layout.TensorCount(); ++t)
         {
             DecodeTensor(payload,
                          reader,
-                         *m_reader,
                          bucket,
+                         lengthBytes,
                          out.subspan(layout.Offset(t), layout.Tensors()[t].Size()));
         }
         reader.ExpectEnd();
@@ -136,9 +159,8 @@ class QsgdCodec : public RegisteredCodec
   private:
     QsgdRounding BucketRounding(double sumOfSquares, float& norm) const
     {
-        const unsigned fraction = FractionBits(m_levels);
-        const double cap = std::ldexp(static_cast<double>(m_levels), static_cast<int>(fraction));
-        QsgdRounding q{0.0f, static_cast<float>(cap), fraction, false, 0.0};
+        const double cap = m_cap;
+        QsgdRounding q{0.0f, static_cast<float>(cap), m_fraction, false, 0.0};
         norm = static_cast<float>(std::sqrt(sumOfSquares));
         if (norm >= kTinyNorm)
         {
@@ -157,66 +179,125 @@ class QsgdCodec : public RegisteredCodec
         const size_t d = x.size();
         const size_t buckets = CeilDiv(d, m_bucket);
         const size_t normsAt = out.size();
-        out.resize(out.size() + 4 * buckets); // filled in bucket by bucket
+        const size_t lengthsAt = normsAt + 4 * buckets;
+        out.resize(lengthsAt + m_lengthBytes * buckets); // filled in bucket by bucket
         BitWriter bitWriter(out);
         dither.StartTensor();
         std::array<uint32_t, kPiece> idx;
         for (size_t j = 0; j < buckets; ++j)
         {
-            const size_t begin = j * m_bucket;
-            const size_t n = std::min<size_t>(m_bucket, d - begin);
-            const double sumOfSquares = SumOfSquares(x.data() + begin, n);
-            // NaN or inf in the bucket, or finite values whose norm overflows a float.
-            if (!(std::sqrt(sumOfSquares) <= std::numeric_limits<float>::max()))
-            {
-                PatchScale(out, normsAt + 4 * j, std::numeric_limits<float>::quiet_NaN());
-                for (size_t i = 0; i < n; ++i)
-                {
-                    dither.NextValue(); // keep the draw order of the other buckets
-                    bitWriter.WriteBits(1, 1);
-                }
-                continue;
-            }
-            float norm;
-            const QsgdRounding q = BucketRounding(sumOfSquares, norm);
-            PatchScale(out, normsAt + 4 * j, norm);
-            for (size_t done = 0; done < n; done += kPiece)
-            {
-                const size_t piece = std::min(kPiece, n - done);
-                QsgdLevelRun(x.data() + begin + done, piece, q, dither, idx.data());
-                m_writer.Write(bitWriter, idx.data(), piece);
-            }
+            const uint64_t start = bitWriter.BitCount();
+            EncodeBucket(x, j, dither, bitWriter, idx, out, normsAt);
+            PatchLength(out, lengthsAt + m_lengthBytes * j, bitWriter.BitCount() - start);
         }
         bitWriter.Finish();
     }
 
-    static void DecodeTensor(std::span<const uint8_t> payload,
-                             ByteReader& reader,
-                             const QsgdCodeReader& codes,
-                             uint32_t bucket,
-                             std::span<float> out)
+    /// Writes bucket j's norm at normsAt + 4 j of `out` and its codes to `bitWriter`.
+    void EncodeBucket(std::span<const float> x,
+                      size_t j,
+                      Dither& dither,
+                      BitWriter& bitWriter,
+                      std::array<uint32_t, kPiece>& idx,
+                      std::vector<uint8_t>& out,
+                      size_t normsAt) const
+    {
+        const size_t begin = j * m_bucket;
+        const size_t n = std::min<size_t>(m_bucket, x.size() - begin);
+        const double sumOfSquares = SumOfSquares(x.data() + begin, n);
+        // NaN or inf in the bucket, or finite values whose norm overflows a float.
+        if (!(std::sqrt(sumOfSquares) <= std::numeric_limits<float>::max()))
+        {
+            PatchScale(out, normsAt + 4 * j, std::numeric_limits<float>::quiet_NaN());
+            for (size_t i = 0; i < n; ++i)
+            {
+                dither.NextValue(); // keep the draw order of the other buckets
+                bitWriter.WriteBits(1, 1);
+            }
+            return;
+        }
+        float norm;
+        const QsgdRounding q = BucketRounding(sumOfSquares, norm);
+        PatchScale(out, normsAt + 4 * j, norm);
+        for (size_t done = 0; done < n; done += kPiece)
+        {
+            const float* piece = x.data() + begin + done;
+            const size_t count = std::min(kPiece, n - done);
+            const size_t fused = QsgdCodeBlocks(piece, count, q, m_levels, dither, bitWriter);
+            if (fused < count)
+            {
+                QsgdLevelRun(piece + fused, count - fused, q, dither, idx.data());
+                m_writer->Write(bitWriter, idx.data(), count - fused);
+            }
+        }
+    }
+
+    void PatchLength(std::vector<uint8_t>& out, size_t at, uint64_t bits) const
+    {
+        for (unsigned k = 0; k < m_lengthBytes; ++k)
+        {
+            out[at + k] = static_cast<uint8_t>(bits >> (8 * k));
+        }
+    }
+
+    void DecodeTensor(std::span<const uint8_t> payload,
+                      ByteReader& reader,
+                      uint32_t bucket,
+                      unsigned lengthBytes,
+                      std::span<float> out)
     {
         const size_t d = out.size();
         const size_t buckets = CeilDiv(d, bucket);
-        const auto normBytes = ReadScales(reader, buckets, "bucket norm");
-        const size_t streamAt = reader.Offset();
-        BitReader bits(payload.subspan(streamAt), streamAt);
-        uint64_t pos = 0;
+        const auto norms = ReadScales(reader, buckets, "bucket norm");
+        const size_t lengthsAt = reader.Offset();
+        const auto lengths = reader.ReadBytes(buckets * lengthBytes);
+        // Bucket j's codes start at bit m_starts[j] of the stream.
+        const uint64_t maxLength = QsgdCodeLength(m_reader->Levels());
+        m_starts.resize(buckets + 1);
+        m_starts[0] = 0;
         for (size_t j = 0; j < buckets; ++j)
         {
-            const size_t begin = j * size_t{bucket};
-            const float step = ScaleAt(normBytes, j) / static_cast<float>(codes.Levels());
-            codes.Read(bits, pos, step, out.data() + begin, std::min<size_t>(bucket, d - begin));
+            uint64_t length = 0;
+            for (unsigned k = 0; k < lengthBytes; ++k)
+            {
+                length |= uint64_t{lengths[lengthBytes * j + k]} << (8 * k);
+            }
+            const uint64_t n = std::min<size_t>(bucket, d - j * size_t{bucket});
+            if (length < n || length > n * maxLength)
+            {
+                throw DecodeError("bucket " + std::to_string(j) + " of " + std::to_string(n) +
+                                      " elements cannot take " + std::to_string(length) +
+                                      " bits (each code takes 1 to " +
+                                      std::to_string(maxLength) + ")",
+                                  lengthsAt + lengthBytes * j);
+            }
+            m_starts[j + 1] = m_starts[j] + length;
         }
-        bits.Seek(pos);
+        const size_t streamAt = reader.Offset();
+        const uint64_t streamBits = m_starts[buckets];
+        if (streamBits > 8 * static_cast<uint64_t>(reader.Remaining()))
+        {
+            throw DecodeError("truncated payload: the buckets' lengths add up to " +
+                                  std::to_string(streamBits) + " bits, " +
+                                  std::to_string(reader.Remaining()) + " bytes remain",
+                              streamAt);
+        }
+        // The reader sees the rest of the payload, so that 8-byte loads reach the last codes.
+        BitReader bits(payload.subspan(streamAt), streamAt);
+        bits.Seek(streamBits);
         bits.SkipPadding();
         reader.ReadBytes(bits.BytesConsumed());
+        m_reader->ReadBuckets(bits, {m_starts, norms, bucket, out, lengthsAt, lengthBytes});
     }
 
     uint32_t m_levels;
     uint32_t m_bucket;
-    QsgdCodeWriter m_writer;
-    std::optional<QsgdCodeReader> m_reader; ///< for the s of the last payload decoded
+    unsigned m_lengthBytes;
+    unsigned m_fraction; ///< of the fixed-point rounding
+    double m_cap;        ///< s 2^fraction
+    std::shared_ptr<const QsgdCodeWriter> m_writer;
+    std::shared_ptr<const QsgdCodeReader> m_reader; ///< for the s of the last payload decoded
+    std::vector<uint64_t> m_starts;         ///< decoding scratch: bit offsets of the buckets
 };
 
 } // namespace

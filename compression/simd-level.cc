@@ -17,8 +17,9 @@ SimdLevel
 DetectSimdLevel()
 {
 #if defined(__x86_64__) || defined(__i386__)
-    // GCC's check includes the OS saving the AVX registers (XGETBV), not just CPUID.
-    if (__builtin_cpu_supports("avx2"))
+    // GCC's check includes the OS saving the AVX registers (XGETBV), not just CPUID. Every
+    // CPU with AVX2 we know of has BMI2 too; kernels may rely on both.
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"))
     {
         return SimdLevel::kAvx2;
     }

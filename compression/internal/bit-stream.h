@@ -86,6 +86,21 @@ PutBits(BitCursor& c, uint64_t value, unsigned count)
     c.bits &= 7;
 }
 
+/// PutBits for 8 <= count <= 63: the bits that do not fit the accumulator are taken from
+/// `value` again, so `count` may exceed 56. The accumulator's next value depends on `value`
+/// and the pending bit count only, which shortens the dependency chain between calls.
+inline void
+PutBitsWide(BitCursor& c, uint64_t value, unsigned count)
+{
+    c.acc |= value << c.bits;
+    StoreLe64(c.next, c.acc);
+    const unsigned total = c.bits + count;
+    const unsigned whole = total & ~7u; // >= 8 > c.bits
+    c.next += whole >> 3;
+    c.acc = value >> (whole - c.bits); // <= count < 64
+    c.bits = total & 7;
+}
+
 /// Packs 8 codes, one per byte of `x` (each < 2^bits, bits 1..8), into the low 8*bits bits of
 /// the result, code 0 lowest: a three-step shift-and-merge with no loop over codes.
 inline uint64_t
@@ -247,6 +262,12 @@ class BitReader
     uint64_t PeekFast(uint64_t pos) const
     {
         return LoadLe64(m_data.data() + pos / 8) >> (pos % 8);
+    }
+
+    /// The stream's bytes, for hot loops that do their own PeekFast.
+    const uint8_t* Data() const
+    {
+        return m_data.data();
     }
 
     /// Moves to bit `pos` <= 8 * size (checked).

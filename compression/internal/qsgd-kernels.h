@@ -4,6 +4,7 @@
 // The per-element loops of the "qsgd" codec (see qsgd-codec.cc for the arithmetic), in
 // scalar, SSE2 and AVX2 versions that give identical bits; ActiveSimdLevel() picks one.
 
+#include "compression/internal/bit-stream.h"
 #include "compression/internal/dither.h"
 
 #include <cstddef>
@@ -32,6 +33,17 @@ struct QsgdRounding
 /// idx[i] = l_i << 1 | sign bit of x_i for n elements of one finite bucket; each element
 /// draws one dither value, in order.
 void QsgdLevelRun(const float* x, size_t n, const QsgdRounding& q, Dither& dither, uint32_t* idx);
+
+/// Rounds and codes (qsgd-coding.h) whole blocks of 32 elements of one finite bucket in one
+/// pass when it can (AVX2, s <= kQsgdMaxAvx2WriteLevels, not tiny, at a dither block start),
+/// and returns how many elements it did, possibly 0. Writes the same bits as QsgdLevelRun
+/// followed by QsgdCodeWriter::Write.
+size_t QsgdCodeBlocks(const float* x,
+                      size_t n,
+                      const QsgdRounding& q,
+                      uint32_t levels,
+                      Dither& dither,
+                      BitWriter& writer);
 
 } // namespace fedran::internal
 

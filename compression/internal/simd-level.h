@@ -17,7 +17,7 @@ enum class SimdLevel
 {
     kScalar = 0,
     kSse2 = 1,
-    kAvx2 = 2,
+    kAvx2 = 2, ///< AVX2 and BMI2 (shlx/shrx, which bit-stream loops rely on)
 };
 
 /// The best level the CPU supports, lowered by SetSimdLevelCapForTesting if a test asked.

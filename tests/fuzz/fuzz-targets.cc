@@ -14,11 +14,12 @@ namespace fedran::fuzz
 namespace
 {
 
-/// Two small tensors, so that per-tensor code paths and boundaries are exercised.
+/// Small tensors, so that per-tensor code paths and boundaries are exercised; the first is
+/// long enough for qsgd's interleaved decoder (four buckets of at least 28 elements at once).
 const TensorLayout&
 Layout()
 {
-    static const TensorLayout layout({{"w", {7, 5}}, {"b", {3}}});
+    static const TensorLayout layout({{"v", {160}}, {"w", {7, 5}}, {"b", {3}}});
     return layout;
 }
 
@@ -38,6 +39,8 @@ Specs()
             {{"type", "quantization"}, {"bits", 3}, {"bucket", 4}},
             {{"type", "quantization"}, {"bits", 8}, {"stochastic", false}},
             {{"type", "qsgd"}, {"levels", 4}, {"bucket", 8}},
+            {{"type", "qsgd"}, {"levels", 16}, {"bucket", 32}},
+            {{"type", "qsgd"}, {"levels", 100}, {"bucket", 28}},
             {{"type", "sign"}},
             {{"type", "error_feedback"}, {"base", {{"type", "top_k"}, {"ratio", 0.2}}}},
             {{"type", "clipped"}, {"clip_value", 1.0}, {"base", {{"type", "fp16"}}}},
