@@ -11,17 +11,24 @@
 // (biased) form meant for error feedback.
 //
 // Sampling is Floyd's algorithm over a d-bit bitmap: exactly k draws for any k, no rejection
-// loop, and the bitmap hands the positions back in ascending order for a sequential gather.
+// loop, and the bitmap hands the positions back in ascending order for a sequential gather;
+// the decoder writes each 64 outputs once, from one bitmap word.
 
 #include "compression/internal/byte-io.h"
 #include "compression/internal/codec-params.h"
 #include "compression/internal/codecs.h"
 #include "compression/internal/keep-count.h"
 #include "compression/internal/payload-header.h"
+#include "compression/internal/simd-level.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <iterator>
+
+#if defined(__SSE2__)
+#    include <emmintrin.h>
+#endif
 
 namespace fedran::internal
 {
@@ -29,16 +36,10 @@ namespace fedran::internal
 namespace
 {
 
-/// Calls visit(i) for k distinct uniform positions i in [0, d), ascending. Deterministic in
-/// (seed, stream). `words` is scratch.
-template<typename Visit>
+/// Sets, in words (a d-bit bitmap), k distinct uniform positions in [0, d). Deterministic in
+/// (seed, stream).
 void
-ForEachSampled(uint64_t seed,
-               uint64_t stream,
-               uint64_t d,
-               uint64_t k,
-               std::vector<uint64_t>& words,
-               Visit visit)
+SampleBitmap(uint64_t seed, uint64_t stream, uint64_t d, uint64_t k, std::vector<uint64_t>& words)
 {
     words.assign((d + 63) / 64, 0);
     if (k == d)
@@ -48,28 +49,37 @@ ForEachSampled(uint64_t seed,
         {
             words.back() = (uint64_t{1} << (d % 64)) - 1;
         }
+        return;
     }
-    else
+    Rng rng(seed, stream);
+    // Floyd: for j = d-k .. d-1 pick v in [0, j]; if taken, take j (never taken yet).
+    for (uint64_t j = d - k; j < d; ++j)
     {
-        Rng rng(seed, stream);
-        // Floyd: for j = d-k .. d-1 pick v in [0, j]; if taken, take j (never taken yet).
-        for (uint64_t j = d - k; j < d; ++j)
+        uint64_t v = rng.UniformInt(j + 1);
+        if ((words[v / 64] >> (v % 64)) & 1)
         {
-            uint64_t v = rng.UniformInt(j + 1);
-            if ((words[v / 64] >> (v % 64)) & 1)
-            {
-                v = j;
-            }
-            words[v / 64] |= uint64_t{1} << (v % 64);
+            v = j;
         }
+        words[v / 64] |= uint64_t{1} << (v % 64);
     }
-    for (size_t w = 0; w < words.size(); ++w)
+}
+
+/// Copies one chunk of up to 64 decoded floats out, bypassing the caches when `stream` (and
+/// the chunk is whole and aligned): large outputs are written once, never read back here.
+void
+WriteChunk(float* dst, const float* chunk, size_t n, bool stream)
+{
+#if defined(__SSE2__)
+    if (stream && n == 64 && reinterpret_cast<uintptr_t>(dst) % 16 == 0)
     {
-        for (uint64_t word = words[w]; word != 0; word &= word - 1)
+        for (size_t i = 0; i < 64; i += 4)
         {
-            visit(64 * w + std::countr_zero(word));
+            _mm_stream_ps(dst + i, _mm_load_ps(chunk + i));
         }
+        return;
     }
+#endif
+    std::memcpy(dst, chunk, n * sizeof(float));
 }
 
 class RandomKCodec : public RegisteredCodec
@@ -100,9 +110,14 @@ class RandomKCodec : public RegisteredCodec
             const uint64_t d = layout.Tensors()[t].Size();
             const float* x = update.data() + layout.Offset(t);
             values.clear();
-            ForEachSampled(seed, t, d, m_keep.For(d), words, [&](uint64_t i) {
-                values.push_back(x[i]);
-            });
+            SampleBitmap(seed, t, d, m_keep.For(d), words);
+            for (size_t w = 0; w < words.size(); ++w)
+            {
+                for (uint64_t word = words[w]; word != 0; word &= word - 1)
+                {
+                    values.push_back(x[64 * w + std::countr_zero(word)]);
+                }
+            }
             writer.WriteF32Array(values);
         }
     }
@@ -124,27 +139,43 @@ class RandomKCodec : public RegisteredCodec
             reader.ReadBytes(4 * total);
             reader.ExpectEnd();
         }
+        bool streamed = false;
         for (size_t t = 0; t < layout.TensorCount(); ++t)
         {
             const uint64_t d = layout.Tensors()[t].Size();
             const uint64_t k = m_keep.For(d);
             const uint8_t* values = reader.ReadBytes(4 * k).data();
             float* dst = out.data() + layout.Offset(t);
-            std::fill(dst, dst + d, 0.0f);
             // d/k in double, applied in double, rounded once: the scaling adds no bias of its
             // own beyond that final rounding.
             const double scale = m_scale ? static_cast<double>(d) / static_cast<double>(k) : 1.0;
+            SampleBitmap(seed, t, d, k, words);
+            // Each output is written once, 64 at a time: zeros with the sampled values in.
+            const bool stream = d >= kStreamingStoreMinFloats;
+            streamed = streamed || stream;
+            alignas(16) float chunk[64];
             size_t j = 0;
-            ForEachSampled(seed, t, d, k, words, [&](uint64_t i) {
-                uint32_t bits;
-                std::memcpy(&bits, values + 4 * j++, 4);
-                if constexpr (std::endian::native == std::endian::big)
+            for (size_t w = 0; w < words.size(); ++w)
+            {
+                std::fill(std::begin(chunk), std::end(chunk), 0.0f);
+                for (uint64_t word = words[w]; word != 0; word &= word - 1)
                 {
-                    bits = __builtin_bswap32(bits);
+                    uint32_t bits;
+                    std::memcpy(&bits, values + 4 * j++, 4);
+                    if constexpr (std::endian::native == std::endian::big)
+                    {
+                        bits = __builtin_bswap32(bits);
+                    }
+                    const float value = std::bit_cast<float>(bits);
+                    chunk[std::countr_zero(word)] =
+                        m_scale ? static_cast<float>(value * scale) : value;
                 }
-                const float value = std::bit_cast<float>(bits);
-                dst[i] = m_scale ? static_cast<float>(value * scale) : value;
-            });
+                WriteChunk(dst + 64 * w, chunk, std::min<uint64_t>(64, d - 64 * w), stream);
+            }
+        }
+        if (streamed)
+        {
+            StreamingStoreFence();
         }
         reader.ExpectEnd();
     }
