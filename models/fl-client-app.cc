@@ -255,6 +255,8 @@ FlClientApp::TrainAndEncode(uint32_t round)
     encoded.record.rawBytes = result.update.size() * sizeof(float);
     encoded.record.frameBytes = encoded.frame.size();
     encoded.record.trainLoss = result.meanLoss;
+    encoded.record.updateNorm = result.updateNorm;
+    encoded.record.gradVariance = result.gradVariance;
     encoded.record.codec = std::string(m_updateEncoder->Name());
     return encoded;
 }

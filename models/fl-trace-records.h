@@ -20,6 +20,9 @@ struct UpdateSentRecord
     uint64_t frameBytes = 0; ///< the encoded frame (header + codec payload) put on the channel
     double computeS = 0.0;   ///< simulated local training time
     double trainLoss = 0.0;  ///< mean minibatch loss of the local training
+    double updateNorm = 0.0; ///< L2 norm of the update before compression
+    /// Estimated variance of the minibatch gradient (TrainingResult::gradVariance)
+    double gradVariance = 0.0;
     std::string codec;
     /// A two-exchange codec's reply to the server (frameBytes only; no training behind it).
     bool reply = false;

@@ -75,6 +75,15 @@ CsvWriter::Add(double value, int decimals)
 }
 
 CsvWriter&
+CsvWriter::AddSignificant(double value, int digits)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof(buffer), "%.*g", digits, value);
+    Cell(buffer);
+    return *this;
+}
+
+CsvWriter&
 CsvWriter::AddEmpty()
 {
     Cell("");

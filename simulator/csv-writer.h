@@ -22,6 +22,8 @@ class CsvWriter
     CsvWriter& Add(const std::string& text);
     CsvWriter& Add(uint64_t value);
     CsvWriter& Add(double value, int decimals);
+    /// `digits` significant digits (printf %g), for values whose scale varies by decades.
+    CsvWriter& AddSignificant(double value, int digits);
     /// An empty cell, for values that do not exist (e.g. an upload that never ended).
     CsvWriter& AddEmpty();
 

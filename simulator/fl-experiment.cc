@@ -2,10 +2,10 @@
 
 #include "models/fl-client-app.h"
 #include "models/fl-server-app.h"
-#include "models/learning/idx-reader.h"
-#include "models/learning/partition.h"
+#include "models/learning/partition-summary.h"
 #include "models/tcp-message-transport.h"
 #include "models/thread-pool.h"
+#include "simulator/federated-task-builder.h"
 #include "simulator/fl-stats-collector.h"
 #include "simulator/star-topology.h"
 
@@ -60,16 +60,6 @@ FlExperiment::Prepare()
     {
         CheckBackhaulLink(group.backhaul); // trace files and radio settings, before any output
     }
-    std::shared_ptr<fedran::TrainTestData> data;
-    try
-    {
-        data = std::make_shared<fedran::TrainTestData>(fedran::LoadIdxFolder(m_config.data.path));
-    }
-    catch (const fedran::DataError& e)
-    {
-        throw fedran::DataError(std::string("data.path: ") + e.what());
-    }
-
     m_clientGroup.clear();
     for (uint32_t g = 0; g < m_config.groups.size(); ++g)
     {
@@ -77,31 +67,7 @@ FlExperiment::Prepare()
     }
     const uint32_t clients = static_cast<uint32_t>(m_clientGroup.size());
 
-    m_task = std::make_shared<fedran::FederatedTask>();
-    m_task->seed = m_config.seed;
-    fedran::Rng partitionRng(m_config.seed, fedran::kPartitionStream);
-    if (m_config.data.partition == "dirichlet")
-    {
-        m_task->partition = fedran::PartitionDirichlet(data->train.y,
-                                                       data->train.classes,
-                                                       clients,
-                                                       m_config.data.alpha,
-                                                       m_config.data.minSamples,
-                                                       partitionRng);
-    }
-    else
-    {
-        m_task->partition = fedran::PartitionIid(data->train.Size(), clients, partitionRng);
-    }
-    m_task->model = fedran::MakeModel(m_config.modelType, data->train.features, data->train.classes);
-    m_task->data = std::move(data);
-    m_task->training.localEpochs = m_config.training.localEpochs;
-    m_task->training.batchSize = m_config.training.batchSize;
-    m_task->training.lr = m_config.training.lr;
-    m_task->serverOptimizer = m_config.server.optimizer;
-    m_task->uplinkCodec = m_config.uplinkCodec;
-    m_task->downlinkCodec = m_config.downlinkCodec;
-    m_task->downlinkClientView = m_config.downlinkClientView;
+    m_task = fedran::BuildFederatedTask(m_config, clients);
 }
 
 RunTotals
@@ -146,6 +112,11 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         clients.push_back(client);
         groupNames.push_back(group.name);
     }
+    fedran::WritePartitionCsv(outDir + "/partition.csv",
+                              m_task->partition,
+                              m_task->data->train.y,
+                              m_task->data->train.classes,
+                              groupNames);
 
     // Fixed stream numbers: the draws do not depend on how many objects ns-3 created first.
     int64_t stream = 0;

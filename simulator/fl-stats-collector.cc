@@ -75,6 +75,8 @@ FlStatsCollector::FlStatsCollector(const std::string& outDir,
                                  "upload_start_s",
                                  "upload_end_s",
                                  "train_loss",
+                                 "update_norm",
+                                 "grad_variance",
                                  "raw_bytes",
                                  "payload_bytes",
                                  "downlink_payload_bytes",
@@ -142,6 +144,8 @@ FlStatsCollector::UpdateSent(const UpdateSentRecord& record)
     row.uploadStartS = Simulator::Now().GetSeconds();
     row.computeS = record.computeS;
     row.trainLoss = record.trainLoss;
+    row.updateNorm = record.updateNorm;
+    row.gradVariance = record.gradVariance;
     row.rawBytes = record.rawBytes;
     row.payloadBytes += record.frameBytes;
 }
@@ -189,6 +193,8 @@ FlStatsCollector::RoundEnded(const RoundRecord& record)
         AddTime(*m_clients, row.uploadStartS);
         AddTime(*m_clients, row.uploadEndS);
         m_clients->Add(row.trainLoss, 6)
+            .AddSignificant(row.updateNorm, 6)
+            .AddSignificant(row.gradVariance, 6)
             .Add(row.rawBytes)
             .Add(row.payloadBytes)
             .Add(row.downlinkBytes)

@@ -71,6 +71,8 @@ class FlStatsCollector
         double uploadEndS = -1.0;
         double computeS = -1.0;
         double trainLoss = 0.0;
+        double updateNorm = 0.0;
+        double gradVariance = 0.0;
         uint64_t rawBytes = 0;
         uint64_t payloadBytes = 0;
         uint64_t downlinkBytes = 0;

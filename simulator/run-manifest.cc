@@ -33,7 +33,7 @@ WriteRunManifest(const std::string& outDir,
                           {"downlink_payload_bytes", totals.downlinkPayloadBytes},
                           {"uplink_wire_bytes", totals.uplinkWireBytes},
                           {"downlink_wire_bytes", totals.downlinkWireBytes}};
-    manifest["files"] = {"rounds.csv", "clients.csv"};
+    manifest["files"] = {"rounds.csv", "clients.csv", "partition.csv"};
     manifest["scenario"] = config.resolved;
 
     const std::string path = outDir + "/run.json";

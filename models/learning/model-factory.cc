@@ -70,45 +70,76 @@ CheckKeys(const json& spec, std::initializer_list<std::string_view> allowed)
     }
 }
 
-std::unique_ptr<Model>
-MakeMlp(const json& spec, uint32_t features, uint32_t classes)
+/// A model spec read and checked, with every absent parameter at its default.
+struct ParsedSpec
 {
-    CheckKeys(spec, {"type", "hidden"});
-    std::vector<uint32_t> hidden{200, 200};
-    if (spec.contains("hidden"))
+    std::string type = "softmax";
+    std::vector<uint32_t> hidden{200, 200}; ///< mlp
+    CnnShape cnn;                           ///< cnn: channels and hidden
+};
+
+[[noreturn]] void
+FailUnknownType(const std::string& type)
+{
+    std::string known;
+    for (const std::string& name : ModelTypeNames())
     {
-        hidden = PositiveIntegers(spec["hidden"], kPath + ".hidden");
+        known += (known.empty() ? "" : ", ") + name;
     }
-    return std::make_unique<MlpModel>(features, std::move(hidden), classes);
+    Fail(kPath + ".type", "unknown model '" + type + "' (known: " + known + ")");
 }
 
-std::unique_ptr<Model>
-MakeCnn(const json& spec, uint32_t features, uint32_t classes)
+ParsedSpec
+Parse(const json& spec)
 {
-    CheckKeys(spec, {"type", "channels", "hidden"});
-    CnnShape shape;
-    if (features != shape.Features())
+    if (!spec.is_object())
     {
-        Fail(kPath + ".type",
-             "cnn takes 28x28 single-channel images (784 features); the data has " +
-                 std::to_string(features) + " features");
+        Fail(kPath, "must be an object");
     }
-    shape.classes = classes;
-    if (spec.contains("channels"))
+    ParsedSpec parsed;
+    if (spec.contains("type"))
     {
-        const std::vector<uint32_t> channels =
-            PositiveIntegers(spec["channels"], kPath + ".channels");
-        if (channels.size() != 2)
+        if (!spec["type"].is_string())
         {
-            Fail(kPath + ".channels", "must list two channel counts (conv1, conv2)");
+            Fail(kPath + ".type", "must be a string");
         }
-        shape.channels = {channels[0], channels[1]};
+        parsed.type = spec["type"].get<std::string>();
     }
-    if (spec.contains("hidden"))
+    if (parsed.type == "softmax")
     {
-        shape.hidden = PositiveInteger(spec["hidden"], kPath + ".hidden");
+        CheckKeys(spec, {"type"});
     }
-    return std::make_unique<CnnModel>(shape);
+    else if (parsed.type == "mlp")
+    {
+        CheckKeys(spec, {"type", "hidden"});
+        if (spec.contains("hidden"))
+        {
+            parsed.hidden = PositiveIntegers(spec["hidden"], kPath + ".hidden");
+        }
+    }
+    else if (parsed.type == "cnn")
+    {
+        CheckKeys(spec, {"type", "channels", "hidden"});
+        if (spec.contains("channels"))
+        {
+            const std::vector<uint32_t> channels =
+                PositiveIntegers(spec["channels"], kPath + ".channels");
+            if (channels.size() != 2)
+            {
+                Fail(kPath + ".channels", "must list two channel counts (conv1, conv2)");
+            }
+            parsed.cnn.channels = {channels[0], channels[1]};
+        }
+        if (spec.contains("hidden"))
+        {
+            parsed.cnn.hidden = PositiveInteger(spec["hidden"], kPath + ".hidden");
+        }
+    }
+    else
+    {
+        FailUnknownType(parsed.type);
+    }
+    return parsed;
 }
 
 } // namespace
@@ -122,38 +153,40 @@ ModelTypeNames()
 std::unique_ptr<Model>
 MakeModel(const json& spec, uint32_t features, uint32_t classes)
 {
-    if (!spec.is_object())
+    ParsedSpec parsed = Parse(spec);
+    if (parsed.type == "mlp")
     {
-        Fail(kPath, "must be an object");
+        return std::make_unique<MlpModel>(features, std::move(parsed.hidden), classes);
     }
-    std::string type = "softmax";
-    if (spec.contains("type"))
+    if (parsed.type == "cnn")
     {
-        if (!spec["type"].is_string())
+        if (features != parsed.cnn.Features())
         {
-            Fail(kPath + ".type", "must be a string");
+            Fail(kPath + ".type",
+                 "cnn takes 28x28 single-channel images (784 features); the data has " +
+                     std::to_string(features) + " features");
         }
-        type = spec["type"].get<std::string>();
+        parsed.cnn.classes = classes;
+        return std::make_unique<CnnModel>(parsed.cnn);
     }
-    if (type == "softmax")
+    return std::make_unique<SoftmaxModel>(features, classes);
+}
+
+json
+ModelSpecWithDefaults(const json& spec)
+{
+    const ParsedSpec parsed = Parse(spec);
+    json out{{"type", parsed.type}};
+    if (parsed.type == "mlp")
     {
-        CheckKeys(spec, {"type"});
-        return std::make_unique<SoftmaxModel>(features, classes);
+        out["hidden"] = parsed.hidden;
     }
-    if (type == "mlp")
+    else if (parsed.type == "cnn")
     {
-        return MakeMlp(spec, features, classes);
+        out["channels"] = parsed.cnn.channels;
+        out["hidden"] = parsed.cnn.hidden;
     }
-    if (type == "cnn")
-    {
-        return MakeCnn(spec, features, classes);
-    }
-    std::string known;
-    for (const std::string& name : ModelTypeNames())
-    {
-        known += (known.empty() ? "" : ", ") + name;
-    }
-    Fail(kPath + ".type", "unknown model '" + type + "' (known: " + known + ")");
+    return out;
 }
 
 std::unique_ptr<Model>

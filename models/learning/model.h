@@ -64,6 +64,14 @@ class Model
  */
 std::unique_ptr<Model> MakeModel(const nlohmann::json& spec, uint32_t features, uint32_t classes);
 
+/**
+ * `spec` with every parameter its type takes written out, absent ones at the defaults
+ * MakeModel uses, e.g. {"type": "mlp"} -> {"type": "mlp", "hidden": [200, 200]}: what a run
+ * record should show. Checks what MakeModel checks without the data (so not cnn's image size)
+ * and throws the same std::invalid_argument.
+ */
+nlohmann::json ModelSpecWithDefaults(const nlohmann::json& spec);
+
 /// MakeModel({"type": type}, features, classes): the model with its default parameters.
 std::unique_ptr<Model> MakeModel(const std::string& type, uint32_t features, uint32_t classes);
 

@@ -2,6 +2,7 @@
 // can't be written in the schema.
 
 #include "compression/codec.h"
+#include "simulator/scenario/config-readers.h"
 #include "simulator/scenario/scenario.h"
 
 #include <cstdint>
@@ -20,20 +21,6 @@ namespace
 using nlohmann::json;
 
 constexpr uint64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
-
-/// The schema bounds counts from below only; the typed fields are 32-bit.
-uint32_t
-ReadUint32(const json& value, const std::string& path, std::vector<std::string>& errors)
-{
-    const uint64_t number = value.get<uint64_t>();
-    if (number > kMaxUint32)
-    {
-        errors.push_back(path + ": " + value.dump() + " is too large (at most " +
-                         std::to_string(kMaxUint32) + ")");
-        return 0;
-    }
-    return static_cast<uint32_t>(number);
-}
 
 /// The keys every link model shares; the model reads the rest from `spec` itself.
 LinkConfig
@@ -57,23 +44,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.seed = scenario.at("seed").get<uint64_t>();
     config.rounds = ReadUint32(scenario.at("rounds"), "rounds", errors);
 
-    const json& data = scenario.at("data");
-    config.data.dataset = data.at("dataset").get<std::string>();
-    config.data.path = data.at("path").get<std::string>();
-    const json& partition = data.at("partition");
-    config.data.partition = partition.at("type").get<std::string>();
-    config.data.alpha = partition.at("alpha").get<double>();
-    config.data.minSamples =
-        ReadUint32(partition.at("min_samples"), "data.partition.min_samples", errors);
-
-    config.modelType = scenario.at("model").at("type").get<std::string>();
-
-    const json& training = scenario.at("training");
-    config.training.localEpochs =
-        ReadUint32(training.at("local_epochs"), "training.local_epochs", errors);
-    config.training.batchSize =
-        ReadUint32(training.at("batch_size"), "training.batch_size", errors);
-    config.training.lr = training.at("lr").get<double>();
+    ReadLearning(scenario, config, errors);
 
     const json& server = scenario.at("server");
     config.server.clientsPerRound =
@@ -181,6 +152,19 @@ CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
 } // namespace
 
 uint32_t
+ReadUint32(const json& value, const std::string& path, std::vector<std::string>& errors)
+{
+    const uint64_t number = value.get<uint64_t>();
+    if (number > kMaxUint32)
+    {
+        errors.push_back(path + ": " + value.dump() + " is too large (at most " +
+                         std::to_string(kMaxUint32) + ")");
+        return 0;
+    }
+    return static_cast<uint32_t>(number);
+}
+
+uint32_t
 ScenarioConfig::TotalClients() const
 {
     // ToConfig has checked that the sum fits.
@@ -225,6 +209,7 @@ ToConfig(const nlohmann::json& resolved)
     // run.json records the values actually used where the default depends on other keys.
     scenario["output"]["dir"] = config.outputDir;
     scenario["server"]["server_lr"] = config.server.optimizer.lr;
+    RecordLearning(scenario, config);
     config.resolved = std::move(scenario);
     return config;
 }

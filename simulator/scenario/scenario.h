@@ -6,6 +6,9 @@
 // Every error is a ScenarioError whose message names the JSON path or the file; the CLI
 // maps it to exit status 2.
 
+#include "models/learning/client-sizes.h"
+#include "models/learning/csv-reader.h"
+#include "models/learning/local-trainer.h"
 #include "models/learning/server-optimizer.h"
 
 #include <nlohmann/json.hpp>
@@ -52,21 +55,34 @@ struct ScenarioConfig
 
     struct Data
     {
-        std::string dataset;   ///< "fashion-mnist" | "mnist"
+        std::string dataset;   ///< "fashion-mnist" | "mnist" | "csv" | "synthetic"
         std::string path;      ///< folder with the four IDX files (gzipped or not)
-        std::string partition; ///< "iid" | "dirichlet"
+        std::string csvTrain;  ///< csv: training file
+        std::string csvTest;   ///< csv: test file
+        CsvOptions csv;        ///< csv: label column, header, separator, scaling
+
+        struct Synthetic
+        {
+            double alpha = 1.0;
+            double beta = 1.0;
+            uint32_t features = 60;
+            uint32_t classes = 10;
+            double testFraction = 0.1;
+            SizeSpec samples = SizeSpec::Leaf(); ///< examples per client (train + test)
+        } synthetic;
+
+        std::string partition; ///< "iid" | "dirichlet" | "shards"
         double alpha = 0.5;    ///< dirichlet concentration
         uint32_t minSamples = 10;
+        uint32_t shardsPerClient = 2;
+        SizeSpec sizes; ///< iid: quantity skew (kind and sigma)
     } data;
 
-    std::string modelType; ///< "softmax"
+    std::string modelType; ///< "softmax" | "mlp" | "cnn"
+    nlohmann::json model;  ///< the "model" object with its type's defaults, for MakeModel
 
-    struct Training
-    {
-        uint32_t localEpochs = 1;
-        uint32_t batchSize = 32;
-        double lr = 0.05;
-    } training;
+    /// Local training, checked (ValidateTrainingConfig); totalRounds is `rounds`.
+    TrainingConfig training;
 
     struct Server
     {

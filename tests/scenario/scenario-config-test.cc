@@ -54,7 +54,14 @@ TEST(ToConfig, Quickstart)
     EXPECT_EQ(config.outputDir, "results/quickstart");
     EXPECT_EQ(config.TotalClients(), 20u);
     json resolved = Quickstart();
-    resolved["data"]["partition"].update({{"alpha", 0.5}, {"min_samples", 10}});
+    resolved["data"]["partition"].update({{"alpha", 0.5},
+                                          {"min_samples", 10},
+                                          {"shards_per_client", 2},
+                                          {"sizes", {{"type", "equal"}, {"sigma", 1}}}});
+    resolved["training"].update({{"momentum", 0},
+                                 {"weight_decay", 0},
+                                 {"fedprox_mu", 0},
+                                 {"lr_schedule", {{"type", "constant"}}}});
     resolved["compression"]["downlink_reference"] = "model";
     resolved["server"].update({{"server_lr", 1.0},
                                {"server_momentum", 0.9},

@@ -22,15 +22,28 @@ Contains(const std::string& text, const std::string& part)
     return text.find(part) != std::string::npos;
 }
 
+/// The validator fills data.synthetic in every scenario (ToConfig drops it unless used).
+constexpr const char* kSyntheticDefaults = R"({
+    "alpha": 1, "beta": 1, "features": 60, "classes": 10, "test_fraction": 0.1,
+    "samples": {"type": "lognormal", "mu": 4, "sigma": 2, "base": 50, "cap": 0}
+})";
+
 TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
 {
     json scenario = Quickstart();
     json expected = scenario;
     ValidateScenario(scenario);
-    // Quickstart spells out every default but the dirichlet-only partition settings and
-    // the downlink reference.
-    expected["data"]["partition"]["alpha"] = 0.5;
-    expected["data"]["partition"]["min_samples"] = 10;
+    // Quickstart spells out every default but the partition settings other than iid's, the
+    // synthetic generator, the training options beyond plain SGD and the downlink reference.
+    expected["data"]["partition"].update({{"alpha", 0.5},
+                                          {"min_samples", 10},
+                                          {"shards_per_client", 2},
+                                          {"sizes", {{"type", "equal"}, {"sigma", 1}}}});
+    expected["data"]["synthetic"] = json::parse(kSyntheticDefaults);
+    expected["training"].update({{"momentum", 0},
+                                 {"weight_decay", 0},
+                                 {"fedprox_mu", 0},
+                                 {"lr_schedule", {{"type", "constant"}}}});
     expected["compression"]["downlink_reference"] = "model";
     expected["server"].update({{"server_momentum", 0.9},
                                {"server_beta1", 0.9},
@@ -43,17 +56,19 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
 {
     json scenario = MinimalScenario();
     ValidateScenario(scenario);
-    const json expected = json::parse(R"({
+    json expected = json::parse(R"({
         "name": "scenario",
         "seed": 1,
         "rounds": 5,
         "data": {
             "dataset": "fashion-mnist",
             "path": "/usr/share/datasets/fashion-mnist",
-            "partition": {"type": "iid", "alpha": 0.5, "min_samples": 10}
+            "partition": {"type": "iid", "alpha": 0.5, "min_samples": 10,
+                          "shards_per_client": 2, "sizes": {"type": "equal", "sigma": 1}}
         },
         "model": {"type": "softmax"},
-        "training": {"local_epochs": 1, "batch_size": 32, "lr": 0.05},
+        "training": {"local_epochs": 1, "batch_size": 32, "lr": 0.05, "momentum": 0,
+                     "weight_decay": 0, "fedprox_mu": 0, "lr_schedule": {"type": "constant"}},
         "server": {"clients_per_round": 2, "deadline_s": 60, "aggregation": "fedavg",
                    "server_momentum": 0.9, "server_beta1": 0.9, "server_beta2": 0.99,
                    "server_tau": 0.001},
@@ -68,6 +83,7 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
                         "downlink_reference": "model"},
         "output": {}
     })");
+    expected["data"]["synthetic"] = json::parse(kSyntheticDefaults);
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
 }
 
@@ -145,7 +161,8 @@ TEST(ValidateScenario, MultipleErrorsReportedTogether)
         "server.deadline: unknown key; did you mean \"deadline_s\"?",
         "clients.groups.0.backhaul.rate: \"-5Mbps\" is not a data rate (negative)",
         "clients.groups.0.backhaul.loss: 1.0 must be less than 1",
-        "data.dataset: \"cifar10\" is not one of \"fashion-mnist\", \"mnist\"",
+        "data.dataset: \"cifar10\" is not one of \"fashion-mnist\", \"mnist\", \"csv\", "
+        "\"synthetic\"",
         "compression.uplink.type: \"zip\" is not one of \"none\", \"fp16\", \"top_k\", "
         "\"random_k\", \"threshold\", \"quantization\", \"qsgd\", \"sign\", "
         "\"error_feedback\", \"clipped\", \"dgc\", \"power_sgd\"",

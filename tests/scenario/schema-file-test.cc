@@ -90,7 +90,8 @@ TEST(SchemaFile, ObjectsAreClosedExceptCodecSpecs)
     const json schema = SchemaFromFile();
     EXPECT_EQ(schema["additionalProperties"], false);
     Walk(schema, "", [&](const std::string& path, const json& child) {
-        if (child.value("type", "") != "object")
+        // "type" may also be a list, as for model.hidden (a list or a number).
+        if (!child.contains("type") || child["type"] != "object")
         {
             return;
         }

@@ -17,7 +17,7 @@ TEST(Cli, SameScenarioAndSeedGiveByteIdenticalTracesAtAnyThreadCount)
     ASSERT_EQ(RunFedran("run s.json --out a --quiet --threads 1", dir.Path()).exitCode, 0);
     ASSERT_EQ(RunFedran("run s.json --out b --quiet --threads 3", dir.Path()).exitCode, 0);
     ASSERT_EQ(RunFedran("run s.json --out c --quiet --seed 8", dir.Path()).exitCode, 0);
-    for (const char* file : {"rounds.csv", "clients.csv"})
+    for (const char* file : {"rounds.csv", "clients.csv", "partition.csv"})
     {
         const std::string a = ReadFile(dir.Path() / "a" / file);
         ASSERT_FALSE(a.empty());
@@ -89,6 +89,22 @@ INSTANTIATE_TEST_SUITE_P(
                      With("data.path", "/nonexistent/fashion").dump(),
                      "",
                      "/nonexistent/fashion"},
+        BadInputCase{"MissingCsvFile",
+                     With("data",
+                          {{"dataset", "csv"},
+                           {"csv", {{"train", "/nonexistent/train.csv"}, {"test", "t.csv"}}}})
+                         .dump(),
+                     "",
+                     "data.csv: "},
+        BadInputCase{"ShardsLargerThanTheData",
+                     With("data.partition", {{"type", "shards"}, {"shards_per_client", 30000}})
+                         .dump(),
+                     "",
+                     "data.partition.shards_per_client: "},
+        BadInputCase{"ModelKeyOfAnotherType",
+                     With("model", {{"type", "softmax"}, {"hidden", {10}}}).dump(),
+                     "",
+                     "model.hidden"},
         BadInputCase{"BadOverride",
                      TinyScenario(3, 3, 1).dump(),
                      "--set clients.groups.4.count=2",
@@ -108,6 +124,24 @@ TEST(Cli, UsageErrorsExitTwo)
     EXPECT_EQ(RunFedran("frobnicate", dir.Path()).exitCode, 2);
     EXPECT_EQ(RunFedran("--version", dir.Path()).exitCode, 0);
     EXPECT_EQ(RunFedran("--help", dir.Path()).exitCode, 0);
+}
+
+TEST(Cli, MlpWithMomentumOnDirichletDataIsByteIdenticalAtAnyThreadCount)
+{
+    TempDir dir("determinism-mlp");
+    nlohmann::json scenario = TinyScenario(6, 4, 2);
+    scenario["model"] = {{"type", "mlp"}, {"hidden", {32, 16}}};
+    scenario["data"]["partition"] = {{"type", "dirichlet"}, {"alpha", 0.5}};
+    scenario["training"].update({{"local_steps", 40}, {"momentum", 0.9}, {"weight_decay", 1e-4}});
+    WriteFile(dir.Path() / "s.json", scenario.dump());
+    ASSERT_EQ(RunFedran("run s.json --out a --quiet --threads 1", dir.Path()).exitCode, 0);
+    ASSERT_EQ(RunFedran("run s.json --out b --quiet --threads 2", dir.Path()).exitCode, 0);
+    for (const char* file : {"rounds.csv", "clients.csv", "partition.csv"})
+    {
+        const std::string a = ReadFile(dir.Path() / "a" / file);
+        ASSERT_FALSE(a.empty());
+        EXPECT_EQ(a, ReadFile(dir.Path() / "b" / file)) << file;
+    }
 }
 
 TEST(Cli, ValidateAcceptsTheShippedQuickstart)

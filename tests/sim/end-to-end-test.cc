@@ -129,6 +129,46 @@ TEST_F(EndToEnd, CleanNetworkRoundsTakeComputePlusTransfersOnly)
     }
 }
 
+TEST_F(EndToEnd, PartitionCsvListsEveryClientsSamplesAndLabels)
+{
+    auto partition = ReadCsv(Out() / "partition.csv");
+    ASSERT_EQ(partition.size(), 3u);
+    for (size_t i = 0; i < partition.size(); ++i)
+    {
+        auto& row = partition[i];
+        EXPECT_EQ(row["client"], std::to_string(i));
+        EXPECT_EQ(row["group"], "sites");
+        // IID thirds of Fashion-MNIST's 60,000 training images, 6,000 per class in all.
+        EXPECT_EQ(U64(row["samples"]), 20000u);
+        uint64_t labelled = 0;
+        for (int label = 0; label < 10; ++label)
+        {
+            const uint64_t count = U64(row["label_" + std::to_string(label)]);
+            EXPECT_GT(count, 1700u);
+            EXPECT_LT(count, 2300u);
+            labelled += count;
+        }
+        EXPECT_EQ(labelled, 20000u);
+    }
+}
+
+TEST_F(EndToEnd, ClientsReportUpdateNormAndGradientVariance)
+{
+    auto clients = ReadCsv(Out() / "clients.csv");
+    ASSERT_FALSE(clients.empty());
+    for (auto& c : clients)
+    {
+        // A full epoch of SGD at lr 0.05 moves the softmax weights by O(1), and minibatch
+        // gradients of 32 examples scatter: both are positive and finite.
+        const double norm = std::stod(c["update_norm"]);
+        const double variance = std::stod(c["grad_variance"]);
+        EXPECT_GT(norm, 0.1);
+        EXPECT_LT(norm, 100.0);
+        EXPECT_GT(variance, 0.0);
+        EXPECT_LT(variance, 100.0);
+    }
+}
+
 TEST_F(EndToEnd, RunJsonRecordsTheResolvedScenario)
 {
     const auto manifest = nlohmann::json::parse(ReadFile(Out() / "run.json"));
@@ -137,6 +177,7 @@ TEST_F(EndToEnd, RunJsonRecordsTheResolvedScenario)
     // Defaults are filled in: the resolved scenario is complete.
     EXPECT_EQ(manifest["scenario"]["compression"]["uplink"]["type"], "none");
     EXPECT_EQ(manifest["result"]["rounds"], 3);
+    EXPECT_EQ(manifest["files"], nlohmann::json({"rounds.csv", "clients.csv", "partition.csv"}));
     EXPECT_TRUE(manifest.contains("fedran_version"));
     EXPECT_TRUE(manifest.contains("wall_time_s"));
 }

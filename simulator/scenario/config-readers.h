@@ -1,0 +1,37 @@
+#ifndef FEDRAN_SIMULATOR_SCENARIO_CONFIG_READERS_H
+#define FEDRAN_SIMULATOR_SCENARIO_CONFIG_READERS_H
+
+// Pieces of ToConfig shared between its source files. Each reader appends one line per
+// problem to `errors`, starting with the JSON path, and reads a validated scenario only.
+
+#include "simulator/scenario/scenario.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fedran
+{
+
+/// A count the schema bounds from below only, as the 32-bit typed field it goes into.
+uint32_t ReadUint32(const nlohmann::json& value,
+                    const std::string& path,
+                    std::vector<std::string>& errors);
+
+/// "data", "model" and "training" (needs config.rounds already read, for the cosine schedule).
+void ReadLearning(const nlohmann::json& scenario,
+                  ScenarioConfig& config,
+                  std::vector<std::string>& errors);
+
+/**
+ * Makes the resolved scenario record what the learning keys actually mean: the model with its
+ * type's defaults, and no "data.synthetic" block unless that dataset is used (the validator
+ * fills it in for every scenario).
+ */
+void RecordLearning(nlohmann::json& scenario, const ScenarioConfig& config);
+
+} // namespace fedran
+
+#endif
