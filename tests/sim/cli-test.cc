@@ -144,12 +144,16 @@ TEST(Cli, MlpWithMomentumOnDirichletDataIsByteIdenticalAtAnyThreadCount)
     }
 }
 
-TEST(Cli, ValidateAcceptsTheShippedQuickstart)
+TEST(Cli, ValidateAcceptsTheShippedScenarios)
 {
     TempDir dir("validate");
-    CommandResult r = RunFedran("validate '" FEDRAN_SOURCE_DIR "/scenarios/quickstart.json'",
-                                dir.Path());
-    EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+    for (const char* name : {"quickstart", "fmnist-mlp-dirichlet"})
+    {
+        CommandResult r = RunFedran(
+            std::string("validate '" FEDRAN_SOURCE_DIR "/scenarios/") + name + ".json'",
+            dir.Path());
+        EXPECT_EQ(r.exitCode, 0) << name << ": " << r.stderrText;
+    }
 }
 
 } // namespace
