@@ -66,21 +66,24 @@ CsvWriter::Add(uint64_t value)
 }
 
 CsvWriter&
-CsvWriter::Add(double value, int decimals)
+CsvWriter::AddNumber(const char* format, int precision, double value)
 {
     char buffer[64];
-    std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+    std::snprintf(buffer, sizeof(buffer), format, precision, value);
     Cell(buffer);
     return *this;
 }
 
 CsvWriter&
+CsvWriter::Add(double value, int decimals)
+{
+    return AddNumber("%.*f", decimals, value);
+}
+
+CsvWriter&
 CsvWriter::AddSignificant(double value, int digits)
 {
-    char buffer[64];
-    std::snprintf(buffer, sizeof(buffer), "%.*g", digits, value);
-    Cell(buffer);
-    return *this;
+    return AddNumber("%.*g", digits, value);
 }
 
 CsvWriter&

@@ -33,6 +33,8 @@ class CsvWriter
 
   private:
     void Cell(const std::string& text);
+    /// `value` through printf `format`, which takes a precision then a double ("%.*f").
+    CsvWriter& AddNumber(const char* format, int precision, double value);
 
     std::string m_path;
     std::ofstream m_out;

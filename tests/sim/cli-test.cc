@@ -10,6 +10,17 @@ namespace fedran::test
 namespace
 {
 
+void
+ExpectSameTraces(const std::filesystem::path& a, const std::filesystem::path& b)
+{
+    for (const char* file : {"rounds.csv", "clients.csv", "partition.csv"})
+    {
+        const std::string text = ReadFile(a / file);
+        ASSERT_FALSE(text.empty()) << file;
+        EXPECT_EQ(text, ReadFile(b / file)) << file;
+    }
+}
+
 TEST(Cli, SameScenarioAndSeedGiveByteIdenticalTracesAtAnyThreadCount)
 {
     TempDir dir("determinism");
@@ -17,12 +28,7 @@ TEST(Cli, SameScenarioAndSeedGiveByteIdenticalTracesAtAnyThreadCount)
     ASSERT_EQ(RunFedran("run s.json --out a --quiet --threads 1", dir.Path()).exitCode, 0);
     ASSERT_EQ(RunFedran("run s.json --out b --quiet --threads 3", dir.Path()).exitCode, 0);
     ASSERT_EQ(RunFedran("run s.json --out c --quiet --seed 8", dir.Path()).exitCode, 0);
-    for (const char* file : {"rounds.csv", "clients.csv", "partition.csv"})
-    {
-        const std::string a = ReadFile(dir.Path() / "a" / file);
-        ASSERT_FALSE(a.empty());
-        EXPECT_EQ(a, ReadFile(dir.Path() / "b" / file)) << file;
-    }
+    ExpectSameTraces(dir.Path() / "a", dir.Path() / "b");
     // Another seed samples other clients and shuffles differently.
     EXPECT_NE(ReadFile(dir.Path() / "a" / "clients.csv"),
               ReadFile(dir.Path() / "c" / "clients.csv"));
@@ -136,12 +142,7 @@ TEST(Cli, MlpWithMomentumOnDirichletDataIsByteIdenticalAtAnyThreadCount)
     WriteFile(dir.Path() / "s.json", scenario.dump());
     ASSERT_EQ(RunFedran("run s.json --out a --quiet --threads 1", dir.Path()).exitCode, 0);
     ASSERT_EQ(RunFedran("run s.json --out b --quiet --threads 2", dir.Path()).exitCode, 0);
-    for (const char* file : {"rounds.csv", "clients.csv", "partition.csv"})
-    {
-        const std::string a = ReadFile(dir.Path() / "a" / file);
-        ASSERT_FALSE(a.empty());
-        EXPECT_EQ(a, ReadFile(dir.Path() / "b" / file)) << file;
-    }
+    ExpectSameTraces(dir.Path() / "a", dir.Path() / "b");
 }
 
 TEST(Cli, ValidateAcceptsTheShippedScenarios)
