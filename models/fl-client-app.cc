@@ -6,6 +6,8 @@
 #include <ns3/simulator.h>
 #include <ns3/uinteger.h>
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -40,6 +42,11 @@ FlClientApp::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&FlClientApp::m_transport),
                           MakePointerChecker<MessageTransport>())
+            .AddAttribute("Availability",
+                          "When the client can take part; without one it always can.",
+                          PointerValue(),
+                          MakePointerAccessor(&FlClientApp::m_availability),
+                          MakePointerChecker<ClientAvailability>())
             .AddTraceSource("ModelReceived",
                             "A global model arrived and was decoded.",
                             MakeTraceSourceAccessor(&FlClientApp::m_modelReceivedTrace),
@@ -47,7 +54,11 @@ FlClientApp::GetTypeId()
             .AddTraceSource("UpdateSent",
                             "An encoded update was handed to the network.",
                             MakeTraceSourceAccessor(&FlClientApp::m_updateSentTrace),
-                            "ns3::FlClientApp::UpdateSentCallback");
+                            "ns3::FlClientApp::UpdateSentCallback")
+            .AddTraceSource("Left",
+                            "The client went away: it aborted its connection and round.",
+                            MakeTraceSourceAccessor(&FlClientApp::m_leftTrace),
+                            "ns3::FlClientApp::LeftCallback");
     return tid;
 }
 
@@ -55,6 +66,7 @@ FlClientApp::FlClientApp()
     : m_clientId(0)
     , m_samplesPerSecond(2000.0)
     , m_sentRound(0)
+    , m_online(true)
 {
 }
 
@@ -78,13 +90,33 @@ FlClientApp::StartApplication()
 {
     NS_ABORT_MSG_IF(!m_task, "FlClientApp: SetTask was not called");
     NS_ABORT_MSG_IF(!m_transport, "FlClientApp: no Transport");
+    if (m_availability)
+    {
+        m_availability->Start(MakeCallback(&FlClientApp::TurnOff, this),
+                              MakeCallback(&FlClientApp::TurnOn, this));
+        m_online = m_availability->InitiallyOn();
+    }
+    if (m_online)
+    {
+        Connect();
+    }
+}
+
+void
+FlClientApp::Connect()
+{
     m_transport->Connect(GetNode(), m_server, MakeCallback(&FlClientApp::HandleConnected, this));
 }
 
 void
 FlClientApp::StopApplication()
 {
+    if (m_availability)
+    {
+        m_availability->Stop();
+    }
     m_sendEvent.Cancel();
+    m_dropEvent.Cancel();
     WaitForTraining();
     if (m_channel)
     {
@@ -105,6 +137,7 @@ FlClientApp::DoDispose()
     m_pool.reset();
     m_channel = nullptr;
     m_transport = nullptr;
+    m_availability = nullptr;
     m_task.reset();
     Application::DoDispose();
 }
@@ -112,7 +145,17 @@ FlClientApp::DoDispose()
 void
 FlClientApp::HandleConnected(Ptr<MessageChannel> channel)
 {
+    if (!m_online || m_channel)
+    {
+        // A connection from before the client went off (or a second one while it was off
+        // and on again): it is not wanted any more.
+        channel->Abort();
+        return;
+    }
     m_channel = channel;
+    // A (re)joining client starts from zeros, as the server's mirror of it does
+    // (downlink_reference client_view): what it held before may not match what was sent.
+    std::fill(m_model.begin(), m_model.end(), 0.0f);
     m_channel->SetFrameCallback(MakeCallback(&FlClientApp::HandleFrame, this));
     m_channel->SetErrorCallback(MakeCallback(&FlClientApp::HandleChannelError, this));
     fedran::FrameHeader join;
@@ -219,6 +262,13 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame)
     // itself can run on another thread until the simulated compute time is over.
     const double computeS =
         double(fedran::LocalExamples(m_task->training, rows.size())) / m_samplesPerSecond;
+    const double dropAt = m_availability ? m_availability->DrawDropout() : -1.0;
+    if (dropAt >= 0.0)
+    {
+        // Its training would be thrown away: it is not run at all.
+        m_dropEvent = Simulator::Schedule(Seconds(dropAt * computeS), &FlClientApp::DropOut, this);
+        return;
+    }
     auto train = [this, round]() {
         return TrainAndEncode(round);
     };
@@ -286,8 +336,46 @@ FlClientApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& 
 {
     NS_LOG_WARN("client " << m_clientId << ": " << why);
     m_sendEvent.Cancel();
+    m_dropEvent.Cancel();
     WaitForTraining();
     channel->Close();
+    m_channel = nullptr;
+}
+
+void
+FlClientApp::Leave()
+{
+    m_sendEvent.Cancel();
+    m_dropEvent.Cancel();
+    WaitForTraining();
+    m_pending = {};
+    if (m_channel)
+    {
+        m_channel->Abort();
+        m_channel = nullptr;
+    }
+    m_leftTrace(m_clientId);
+}
+
+void
+FlClientApp::TurnOff()
+{
+    m_online = false;
+    Leave();
+}
+
+void
+FlClientApp::TurnOn()
+{
+    m_online = true;
+    Connect();
+}
+
+void
+FlClientApp::DropOut()
+{
+    Leave();
+    Connect();
 }
 
 } // namespace ns3

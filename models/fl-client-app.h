@@ -2,6 +2,7 @@
 #define FEDRAN_MODELS_FL_CLIENT_APP_H
 
 #include "compression/codec.h"
+#include "models/client-availability.h"
 #include "models/fl-trace-records.h"
 #include "models/learning/federated-task.h"
 #include "models/message-transport.h"
@@ -28,6 +29,11 @@ namespace ns3
  * and sends the encoded frame. With a two-exchange codec (power_sgd) it also takes the codec's
  * state before the model and answers the server's mid-round message with a reply frame; the
  * reply's arithmetic (a product with the update) is not given simulated compute time.
+ *
+ * With an Availability it can go away: when its on/off process turns off, or when it drops
+ * out of a round, it aborts its connection at once (an upload in progress stops; the server
+ * sees the reset) and abandons the round's training. It reconnects and joins again when the
+ * process turns back on, or right away after a dropout.
  */
 class FlClientApp : public Application
 {
@@ -45,13 +51,21 @@ class FlClientApp : public Application
 
     typedef void (*ModelReceivedCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
     typedef void (*UpdateSentCallback)(const UpdateSentRecord& record);
+    typedef void (*LeftCallback)(uint32_t client);
 
   private:
     void StartApplication() override;
     void StopApplication() override;
     void DoDispose() override;
 
+    void Connect();
     void HandleConnected(Ptr<MessageChannel> channel);
+    /// Goes away: abandons the current round and aborts the connection.
+    void Leave();
+    void TurnOff();
+    void TurnOn();
+    /// Leaves the current round part-way through its training, then reconnects.
+    void DropOut();
     void HandleFrame(Ptr<MessageChannel> channel, const fedran::Frame& frame);
     void HandleChannelError(Ptr<MessageChannel> channel, const std::string& why);
     void HandleGlobalModel(Ptr<MessageChannel> channel, const fedran::Frame& frame);
@@ -75,6 +89,7 @@ class FlClientApp : public Application
     Address m_server;
     double m_samplesPerSecond;
     Ptr<MessageTransport> m_transport;
+    Ptr<ClientAvailability> m_availability;
 
     std::shared_ptr<const fedran::FederatedTask> m_task;
     std::unique_ptr<fedran::Codec> m_modelDecoder;
@@ -85,12 +100,15 @@ class FlClientApp : public Application
     std::vector<float> m_delta; ///< decoded downlink delta (downlink_reference client_view)
     Ptr<MessageChannel> m_channel;
     EventId m_sendEvent;
+    EventId m_dropEvent;
+    bool m_online;
     std::shared_ptr<ThreadPool> m_pool;
     std::future<EncodedUpdate> m_pending; ///< the training of the current round
     uint32_t m_sentRound; ///< round of the last update sent (0: none yet)
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_modelReceivedTrace;
     TracedCallback<const UpdateSentRecord&> m_updateSentTrace;
+    TracedCallback<uint32_t> m_leftTrace;
 };
 
 } // namespace ns3

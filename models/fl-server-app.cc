@@ -1,11 +1,13 @@
 #include "models/fl-server-app.h"
 
+#include <ns3/double.h>
 #include <ns3/log.h>
 #include <ns3/pointer.h>
 #include <ns3/simulator.h>
 #include <ns3/uinteger.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -36,6 +38,12 @@ FlServerApp::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&FlServerApp::m_clientsPerRound),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("OverSelect",
+                          "Select ceil(OverSelect x ClientsPerRound) clients; aggregate the "
+                          "first ClientsPerRound updates.",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&FlServerApp::m_overSelect),
+                          MakeDoubleChecker<double>(1.0))
             .AddAttribute("ExpectedClients",
                           "Clients that will join; the first round starts when all have.",
                           UintegerValue(1),
@@ -65,7 +73,8 @@ FlServerApp::GetTypeId()
                             MakeTraceSourceAccessor(&FlServerApp::m_modelSentTrace),
                             "ns3::FlServerApp::ModelSentCallback")
             .AddTraceSource("UpdateArrival",
-                            "An update arrived (accepted or late) or a client failed.",
+                            "An update arrived (accepted, late or failed) or a selected "
+                            "client dropped.",
                             MakeTraceSourceAccessor(&FlServerApp::m_updateArrivalTrace),
                             "ns3::FlServerApp::UpdateArrivalCallback")
             .AddTraceSource("RoundEnded",
@@ -83,6 +92,7 @@ FlServerApp::FlServerApp()
     : m_port(7000),
       m_rounds(1),
       m_clientsPerRound(1),
+      m_overSelect(1.0),
       m_expectedClients(1),
       m_sampler(CreateObject<UniformRandomVariable>()),
       m_uplinkCodecId(0),
@@ -189,14 +199,24 @@ void
 FlServerApp::HandleJoin(Ptr<MessageChannel> channel, const fedran::Frame& frame)
 {
     const uint32_t client = frame.header.client;
-    if (client >= m_task->partition.size() || m_clients.count(client))
+    if (client >= m_task->partition.size())
     {
-        NS_LOG_WARN("rejecting join from unknown or duplicate client " << client);
+        NS_LOG_WARN("rejecting join from unknown client " << client);
         channel->Close();
         return;
     }
+    auto previous = m_clients.find(client);
+    if (previous != m_clients.end())
+    {
+        // The client reconnected before its old connection's end reached the server (a
+        // reset lost on the link): the old connection is dead.
+        previous->second->Close();
+        RemoveClient(client, UpdateFate::Dropped, "reconnected");
+    }
     m_clients[client] = channel;
-    if (!m_started && m_clients.size() == m_expectedClients)
+    // A rejoining client starts from zeros (FlClientApp::HandleConnected); so does its mirror.
+    m_views.erase(client);
+    if (!m_started && m_clients.size() >= m_expectedClients)
     {
         m_joinTimeoutEvent.Cancel();
         StartRound();
@@ -301,26 +321,33 @@ FlServerApp::CheckUplinkFrame(const fedran::Frame& frame) const
 void
 FlServerApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& why)
 {
+    channel->Close();
     for (auto it = m_clients.begin(); it != m_clients.end(); ++it)
     {
-        if (it->second != channel)
+        if (it->second == channel)
         {
-            continue;
+            RemoveClient(it->first,
+                         channel->PeerGone() ? UpdateFate::Dropped : UpdateFate::Failed,
+                         why);
+            return;
         }
-        const uint32_t client = it->first;
-        m_clients.erase(it);
-        m_busy.erase(client);
-        if (m_pending.count(client))
-        {
-            UpdateArrivalRecord record;
-            record.round = m_round;
-            record.client = client;
-            record.fate = UpdateFate::Failed;
-            record.reason = why;
-            m_updateArrivalTrace(record);
-            SettleClient(client);
-        }
-        return;
+    }
+}
+
+void
+FlServerApp::RemoveClient(uint32_t client, UpdateFate fate, const std::string& why)
+{
+    m_clients.erase(client);
+    m_busy.erase(client);
+    if (m_pending.count(client))
+    {
+        UpdateArrivalRecord record;
+        record.round = m_round;
+        record.client = client;
+        record.fate = fate;
+        record.reason = why;
+        m_updateArrivalTrace(record);
+        SettleClient(client);
     }
 }
 
@@ -347,7 +374,9 @@ FlServerApp::SampleClients()
         }
     }
     // Partial Fisher-Yates on the id-ordered list: the draw depends only on the RNG stream.
-    const size_t k = std::min<size_t>(m_clientsPerRound, idle.size());
+    // The epsilon keeps 1.1 x 10 at 11 despite binary floating point.
+    const auto wanted = static_cast<size_t>(std::ceil(m_overSelect * m_clientsPerRound - 1e-9));
+    const size_t k = std::min<size_t>(wanted, idle.size());
     for (size_t i = 0; i < k; ++i)
     {
         const uint32_t j = m_sampler->GetInteger(i, idle.size() - 1);
@@ -448,23 +477,34 @@ void
 FlServerApp::SettleClient(uint32_t client)
 {
     m_pending.erase(client);
-    if (!m_pending.empty() || !m_deadlineEvent.IsRunning())
+    if (!m_deadlineEvent.IsRunning())
     {
         return;
     }
     if (m_firstPhase)
     {
-        CloseFirstPhase();
+        // With over-selection the first ClientsPerRound first payloads make the round.
+        if (m_pending.empty() || m_contributors.size() >= m_clientsPerRound)
+        {
+            CloseFirstPhase();
+        }
         return;
     }
-    m_deadlineEvent.Cancel();
-    EndRound();
+    const size_t combined = m_exchange ? m_exchange->Count() : m_aggregator->Count();
+    if (m_pending.empty() || combined >= m_clientsPerRound)
+    {
+        m_deadlineEvent.Cancel();
+        EndRound();
+    }
 }
 
 void
 FlServerApp::CloseFirstPhase()
 {
     m_firstPhase = false;
+    // Clients still computing their first payload are late for this round.
+    m_busy.insert(m_pending.begin(), m_pending.end());
+    m_pending.clear();
     std::vector<uint8_t> message;
     m_exchange->CloseFirstPhase(message);
     for (uint32_t client : m_contributors)
@@ -486,7 +526,8 @@ FlServerApp::CloseFirstPhase()
 void
 FlServerApp::EndRound()
 {
-    // Whoever has not answered is late; their update is discarded when it arrives.
+    // Whoever has not answered is late (past the deadline, or beyond the first
+    // ClientsPerRound); their update is discarded when it arrives.
     m_busy.insert(m_pending.begin(), m_pending.end());
     m_pending.clear();
     m_firstPhase = false;

@@ -25,10 +25,14 @@ namespace ns3
 /**
  * The federated-learning server: runs synchronous FedAvg rounds over MessageChannels.
  *
- * Each round it samples ClientsPerRound idle clients, sends each the encoded global model,
- * and aggregates the updates that arrive before Deadline. A client whose update is still
- * outstanding when a round ends is "late": it is not selected again until that update has
- * arrived (and been discarded), since a real server would not queue work behind it.
+ * Each round it samples ceil(OverSelect x ClientsPerRound) idle clients, sends each the
+ * encoded global model, and aggregates the first ClientsPerRound updates that arrive before
+ * Deadline; the round closes as soon as it has them (or nobody is outstanding, or at the
+ * deadline). A client whose update is still outstanding when a round ends is "late": it is
+ * not selected again until that update has arrived (and been discarded), since a real server
+ * would not queue work behind it. A client whose connection closes or resets while it is
+ * selected has "dropped"; when it connects again it joins afresh. A round without any update
+ * leaves the global model as it was.
  *
  * With a two-exchange uplink codec (power_sgd) a round has two phases inside the same
  * deadline: the codec's state goes out before the model, the first payloads are combined
@@ -84,6 +88,8 @@ class FlServerApp : public Application
     std::vector<uint32_t> SampleClients();
     /// Marks a selected client as answered (or failed) and ends the round when none remain.
     void SettleClient(uint32_t client);
+    /// Forgets a client whose connection ended; a selected one is reported with `fate`.
+    void RemoveClient(uint32_t client, UpdateFate fate, const std::string& why);
     fedran::Codec& DecoderFor(uint32_t client);
     /// Downlink payload of global − (the client's copy), and the copy moved as the client will.
     std::vector<uint8_t> EncodeForClientView(uint32_t client);
@@ -92,6 +98,7 @@ class FlServerApp : public Application
     uint16_t m_port;
     uint32_t m_rounds;
     uint32_t m_clientsPerRound;
+    double m_overSelect;
     uint32_t m_expectedClients;
     Time m_deadline;
     Time m_joinTimeout;

@@ -33,7 +33,8 @@ enum class UpdateFate
 {
     Accepted, ///< arrived before the deadline and decoded
     Late,     ///< arrived after its round had ended: recorded, discarded
-    Failed,   ///< bad frame, decode error or broken connection
+    Failed,   ///< bad frame or decode error
+    Dropped,  ///< the client went away (closed or reset its connection) before its update arrived
 };
 
 struct UpdateArrivalRecord
@@ -42,7 +43,7 @@ struct UpdateArrivalRecord
     uint32_t client = 0;
     uint64_t frameBytes = 0;
     UpdateFate fate = UpdateFate::Accepted;
-    std::string reason; ///< for Failed
+    std::string reason; ///< for Failed and Dropped
 };
 
 /// The server closed a round: aggregated, updated and evaluated the global model.

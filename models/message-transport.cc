@@ -43,8 +43,9 @@ MessageChannel::NotifyFrame(const fedran::Frame& frame)
 }
 
 void
-MessageChannel::NotifyError(const std::string& why)
+MessageChannel::NotifyError(const std::string& why, bool peerGone)
 {
+    m_peerGone = peerGone;
     if (!m_errorCallback.IsNull())
     {
         m_errorCallback(this, why);

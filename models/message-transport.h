@@ -37,15 +37,27 @@ class MessageChannel : public Object
     /// Stops sending and receiving. Queued bytes not yet handed to the network are dropped.
     virtual void Close() = 0;
 
+    /// Tears the channel down at once, as when the endpoint goes away: nothing more is sent
+    /// (not even bytes already handed to the network), and the peer learns of it.
+    virtual void Abort() = 0;
+
+    /// Whether the channel ended because the peer closed or reset it (rather than because of
+    /// a bad frame); meaningful once the error callback has run.
+    bool PeerGone() const
+    {
+        return m_peerGone;
+    }
+
     void SetFrameCallback(FrameCallback cb);
     void SetErrorCallback(ErrorCallback cb);
 
   protected:
     void DoDispose() override;
     void NotifyFrame(const fedran::Frame& frame);
-    void NotifyError(const std::string& why);
+    void NotifyError(const std::string& why, bool peerGone = false);
 
   private:
+    bool m_peerGone = false;
     FrameCallback m_frameCallback;
     ErrorCallback m_errorCallback;
 };

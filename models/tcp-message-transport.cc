@@ -2,6 +2,7 @@
 
 #include <ns3/log.h>
 #include <ns3/packet.h>
+#include <ns3/tcp-socket-base.h>
 #include <ns3/tcp-socket-factory.h>
 #include <ns3/inet-socket-address.h>
 
@@ -13,6 +14,23 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TcpMessageTransport");
 NS_OBJECT_ENSURE_REGISTERED(TcpMessageChannel);
 NS_OBJECT_ENSURE_REGISTERED(TcpMessageTransport);
+
+namespace
+{
+
+/// ns-3's Socket API has no abort: Close() on a socket with unsent data waits until it is all
+/// sent, which is the opposite of a client vanishing mid-upload. TcpSocketBase::SendRST does
+/// what an abort does (send RST, cancel the timers, release the endpoint) but is protected;
+/// naming it through a derived class is the standard-conforming way to reach it.
+struct TcpAbortAccess : public TcpSocketBase
+{
+    static void Reset(TcpSocketBase& socket)
+    {
+        (socket.*(&TcpAbortAccess::SendRST))();
+    }
+};
+
+} // namespace
 
 TypeId
 TcpMessageChannel::GetTypeId()
@@ -106,7 +124,7 @@ TcpMessageChannel::HandleRead(Ptr<Socket> socket)
         }
         catch (const fedran::FrameError& e)
         {
-            Fail(std::string("bad frame: ") + e.what());
+            Fail(std::string("bad frame: ") + e.what(), false);
             return;
         }
     }
@@ -115,17 +133,17 @@ TcpMessageChannel::HandleRead(Ptr<Socket> socket)
 void
 TcpMessageChannel::HandlePeerClose(Ptr<Socket>)
 {
-    Fail("peer closed the connection");
+    Fail("peer closed the connection", true);
 }
 
 void
 TcpMessageChannel::HandlePeerError(Ptr<Socket>)
 {
-    Fail("connection error");
+    Fail("connection error", true);
 }
 
 void
-TcpMessageChannel::Fail(const std::string& why)
+TcpMessageChannel::Fail(const std::string& why, bool peerGone)
 {
     if (m_closed)
     {
@@ -133,15 +151,15 @@ TcpMessageChannel::Fail(const std::string& why)
     }
     NS_LOG_INFO("channel failed: " << why);
     Close();
-    NotifyError(why);
+    NotifyError(why, peerGone);
 }
 
-void
-TcpMessageChannel::Close()
+bool
+TcpMessageChannel::Detach()
 {
     if (m_closed)
     {
-        return;
+        return false;
     }
     m_closed = true;
     m_queue.clear();
@@ -151,6 +169,32 @@ TcpMessageChannel::Close()
         m_socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
         m_socket->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(),
                                     MakeNullCallback<void, Ptr<Socket>>());
+    }
+    return true;
+}
+
+void
+TcpMessageChannel::Close()
+{
+    if (Detach() && m_socket)
+    {
+        m_socket->Close();
+    }
+}
+
+void
+TcpMessageChannel::Abort()
+{
+    if (!Detach() || !m_socket)
+    {
+        return;
+    }
+    if (Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_socket))
+    {
+        TcpAbortAccess::Reset(*tcp);
+    }
+    else
+    {
         m_socket->Close();
     }
 }

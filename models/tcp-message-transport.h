@@ -27,6 +27,9 @@ class TcpMessageChannel : public MessageChannel
 
     void Send(std::vector<uint8_t> message) override;
     void Close() override;
+    /// Sends a TCP reset and releases the connection: the socket's unsent and unacknowledged
+    /// bytes are never transmitted.
+    void Abort() override;
 
   protected:
     void DoDispose() override;
@@ -38,7 +41,9 @@ class TcpMessageChannel : public MessageChannel
     void HandlePeerError(Ptr<Socket> socket);
     /// Hands queued bytes to the socket as far as its send buffer allows.
     void TrySend();
-    void Fail(const std::string& why);
+    void Fail(const std::string& why, bool peerGone);
+    /// Stops delivering callbacks from the socket; true if the channel was still open.
+    bool Detach();
 
     Ptr<Socket> m_socket;
     std::deque<std::vector<uint8_t>> m_queue; ///< messages not yet fully handed to TCP

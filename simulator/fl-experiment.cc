@@ -1,10 +1,12 @@
 #include "simulator/fl-experiment.h"
 
+#include "models/client-availability.h"
 #include "models/fl-client-app.h"
 #include "models/fl-server-app.h"
 #include "models/learning/partition-summary.h"
 #include "models/tcp-message-transport.h"
 #include "models/thread-pool.h"
+#include "simulator/csv-writer.h"
 #include "simulator/federated-task-builder.h"
 #include "simulator/fl-stats-collector.h"
 #include "simulator/star-topology.h"
@@ -17,6 +19,7 @@
 #include <ns3/simulator.h>
 #include <ns3/uinteger.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -35,6 +38,21 @@ ConfigureTcp()
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
+}
+
+/// population.csv: what each client is, as drawn for this run.
+void
+WritePopulation(const std::string& outDir,
+                const std::vector<std::string>& groupNames,
+                const std::vector<double>& samplesPerSecond)
+{
+    fedran::CsvWriter csv(outDir + "/population.csv", {"client", "group", "samples_per_second"});
+    for (uint32_t i = 0; i < groupNames.size(); ++i)
+    {
+        csv.Add(uint64_t{i}).Add(groupNames[i]).Add(samplesPerSecond[i], 3);
+        csv.EndRow();
+    }
+    csv.Flush();
 }
 
 void
@@ -61,9 +79,16 @@ FlExperiment::Prepare()
         CheckBackhaulLink(group.backhaul); // trace files and radio settings, before any output
     }
     m_clientGroup.clear();
+    m_samplesPerSecond.clear();
     for (uint32_t g = 0; g < m_config.groups.size(); ++g)
     {
-        m_clientGroup.insert(m_clientGroup.end(), m_config.groups[g].count, g);
+        const fedran::ClientGroupConfig& group = m_config.groups[g];
+        m_clientGroup.insert(m_clientGroup.end(), group.count, g);
+        // One stream per group: changing one group's size leaves the others' draws alone.
+        fedran::Rng speedRng(m_config.seed, fedran::kComputeSpeedStreamBase + g);
+        const std::vector<double> speeds =
+            fedran::DrawComputeSpeeds(group.compute, group.count, speedRng);
+        m_samplesPerSecond.insert(m_samplesPerSecond.end(), speeds.begin(), speeds.end());
     }
     const uint32_t clients = static_cast<uint32_t>(m_clientGroup.size());
 
@@ -88,7 +113,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     server->SetAttribute("Port", UintegerValue(kServerPort));
     server->SetAttribute("Rounds", UintegerValue(m_config.rounds));
     server->SetAttribute("ClientsPerRound", UintegerValue(m_config.server.clientsPerRound));
-    server->SetAttribute("ExpectedClients", UintegerValue(m_clientGroup.size()));
+    server->SetAttribute("OverSelect", DoubleValue(m_config.server.overSelect));
     server->SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
     server->SetAttribute("Transport", PointerValue(transport));
     server->SetTask(m_task);
@@ -97,6 +122,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     auto pool = std::make_shared<ThreadPool>(m_threads);
     const Address serverAddress = InetSocketAddress(topology.GetServerAddress(), kServerPort);
     std::vector<Ptr<FlClientApp>> clients;
+    std::vector<Ptr<ClientAvailability>> availabilities;
     std::vector<std::string> groupNames;
     for (uint32_t i = 0; i < m_clientGroup.size(); ++i)
     {
@@ -104,8 +130,18 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         Ptr<FlClientApp> client = CreateObject<FlClientApp>();
         client->SetAttribute("ClientId", UintegerValue(i));
         client->SetAttribute("Server", AddressValue(serverAddress));
-        client->SetAttribute("SamplesPerSecond", DoubleValue(group.samplesPerSecond));
+        client->SetAttribute("SamplesPerSecond", DoubleValue(m_samplesPerSecond[i]));
         client->SetAttribute("Transport", PointerValue(transport));
+        const fedran::AvailabilityConfig& availability = group.availability;
+        if (availability.dropout > 0.0 || availability.OnOff())
+        {
+            Ptr<ClientAvailability> process = CreateObject<ClientAvailability>();
+            process->SetAttribute("DropoutProbability", DoubleValue(availability.dropout));
+            process->SetAttribute("MeanOnTime", TimeValue(Seconds(availability.meanOnS)));
+            process->SetAttribute("MeanOffTime", TimeValue(Seconds(availability.meanOffS)));
+            client->SetAttribute("Availability", PointerValue(process));
+            availabilities.push_back(process);
+        }
         client->SetTask(m_task);
         client->SetTrainingPool(pool);
         topology.GetClient(i)->AddApplication(client);
@@ -122,6 +158,16 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     int64_t stream = 0;
     stream += topology.AssignStreams(stream);
     stream += server->AssignStreams(stream);
+    uint32_t initiallyOn = m_clientGroup.size();
+    for (Ptr<ClientAvailability>& availability : availabilities)
+    {
+        stream += availability->AssignStreams(stream);
+        initiallyOn -= availability->InitiallyOn() ? 0 : 1;
+    }
+    // The first round starts once every client that is on at time 0 has joined (or at the
+    // join timeout); clients that are off join when they turn on.
+    server->SetAttribute("ExpectedClients", UintegerValue(std::max(initiallyOn, 1u)));
+    WritePopulation(outDir, groupNames, m_samplesPerSecond);
 
     FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
     stats.Connect(server, clients, topology);
@@ -129,6 +175,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));
 
     Simulator::Run();
+    stats.Finish();
     RunTotals totals = stats.Totals();
     Simulator::Destroy();
 

@@ -47,10 +47,17 @@ class FlExperiment
         return m_clientGroup;
     }
 
+    /// Training speed of each client (examples per simulated second), in client order.
+    const std::vector<double>& SamplesPerSecond() const
+    {
+        return m_samplesPerSecond;
+    }
+
   private:
     fedran::ScenarioConfig m_config;
     std::shared_ptr<fedran::FederatedTask> m_task;
     std::vector<uint32_t> m_clientGroup;
+    std::vector<double> m_samplesPerSecond; ///< per client, drawn from its group's spec
     unsigned m_threads;
 };
 

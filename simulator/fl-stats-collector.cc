@@ -24,6 +24,8 @@ StatusName(UpdateFate fate, bool arrived)
         return "late";
     case UpdateFate::Failed:
         return "failed";
+    case UpdateFate::Dropped:
+        return "dropped";
     }
     return "failed";
 }
@@ -127,15 +129,28 @@ FlStatsCollector::ModelReceived(uint32_t round, uint32_t client, uint64_t)
     }
 }
 
+FlStatsCollector::ClientRow*
+FlStatsCollector::FindRow(uint32_t round, uint32_t client)
+{
+    if (round == m_currentRound)
+    {
+        auto it = m_current.find(client);
+        return it == m_current.end() ? nullptr : &it->second;
+    }
+    auto it = m_late.find({round, client});
+    return it == m_late.end() ? nullptr : &it->second;
+}
+
 void
 FlStatsCollector::UpdateSent(const UpdateSentRecord& record)
 {
     m_uplinkPayload += record.frameBytes;
-    if (record.round != m_currentRound || !m_current.count(record.client))
+    ClientRow* found = FindRow(record.round, record.client);
+    if (!found)
     {
-        return; // a straggler from an earlier round: its bytes count, its row is written
+        return;
     }
-    ClientRow& row = m_current[record.client];
+    ClientRow& row = *found;
     if (record.reply)
     {
         row.payloadBytes += record.frameBytes; // the second exchange of a two-exchange codec
@@ -153,17 +168,65 @@ FlStatsCollector::UpdateSent(const UpdateSentRecord& record)
 void
 FlStatsCollector::UpdateArrival(const UpdateArrivalRecord& record)
 {
-    if (record.round != m_currentRound || !m_current.count(record.client))
+    if (record.round != m_currentRound)
+    {
+        // A straggler's update, discarded: its row is complete now.
+        auto it = m_late.find({record.round, record.client});
+        if (it != m_late.end() && record.fate == UpdateFate::Late)
+        {
+            it->second.uploadEndS = Simulator::Now().GetSeconds();
+            WriteClientRow(record.round, record.client, it->second, "late");
+            m_late.erase(it);
+        }
+        return;
+    }
+    auto it = m_current.find(record.client);
+    if (it == m_current.end())
     {
         return;
     }
-    ClientRow& row = m_current[record.client];
+    ClientRow& row = it->second;
     row.arrived = true;
     row.fate = record.fate;
-    if (record.fate == UpdateFate::Accepted)
+    // Late within its own round: a two-exchange codec's first payload after the first
+    // ClientsPerRound had closed the first phase.
+    if (record.fate == UpdateFate::Accepted || record.fate == UpdateFate::Late)
     {
         row.uploadEndS = Simulator::Now().GetSeconds();
     }
+}
+
+void
+FlStatsCollector::WriteClientRow(uint32_t round,
+                                 uint32_t client,
+                                 const ClientRow& row,
+                                 const char* status)
+{
+    m_clients->Add(uint64_t{round}).Add(uint64_t{client}).Add(m_groupNames.at(client)).Add(status);
+    AddTime(*m_clients, row.modelReceivedS);
+    AddTime(*m_clients, row.computeS);
+    AddTime(*m_clients, row.uploadStartS);
+    AddTime(*m_clients, row.uploadEndS);
+    m_clients->Add(row.trainLoss, 6)
+        .AddSignificant(row.updateNorm, 6)
+        .AddSignificant(row.gradVariance, 6)
+        .Add(row.rawBytes)
+        .Add(row.payloadBytes)
+        .Add(row.downlinkBytes)
+        .Add(m_uplinkCodec);
+    m_clients->EndRow();
+}
+
+void
+FlStatsCollector::Finish()
+{
+    // Stragglers whose update never arrived before the run ended.
+    for (const auto& [key, row] : m_late)
+    {
+        WriteClientRow(key.first, key.second, row, "late");
+    }
+    m_late.clear();
+    m_clients->Flush();
 }
 
 void
@@ -184,22 +247,15 @@ FlStatsCollector::RoundEnded(const RoundRecord& record)
     for (uint32_t client : record.selected)
     {
         const ClientRow& row = m_current[client];
-        m_clients->Add(uint64_t{record.round})
-            .Add(uint64_t{client})
-            .Add(m_groupNames.at(client))
-            .Add(StatusName(row.fate, row.arrived));
-        AddTime(*m_clients, row.modelReceivedS);
-        AddTime(*m_clients, row.computeS);
-        AddTime(*m_clients, row.uploadStartS);
-        AddTime(*m_clients, row.uploadEndS);
-        m_clients->Add(row.trainLoss, 6)
-            .AddSignificant(row.updateNorm, 6)
-            .AddSignificant(row.gradVariance, 6)
-            .Add(row.rawBytes)
-            .Add(row.payloadBytes)
-            .Add(row.downlinkBytes)
-            .Add(m_uplinkCodec);
-        m_clients->EndRow();
+        if (row.arrived)
+        {
+            WriteClientRow(record.round, client, row, StatusName(row.fate, row.arrived));
+        }
+        else
+        {
+            // Written when its update arrives, so that the row shows when that was.
+            m_late[{record.round, client}] = row;
+        }
     }
 
     m_totals.rounds = record.round;

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -31,7 +32,8 @@ struct RunTotals
 
 /**
  * Turns the applications' trace sources and the backhaul devices' transmissions into
- * rounds.csv and clients.csv (columns in docs/traces.md), one flush per round.
+ * rounds.csv and clients.csv (columns in docs/traces.md), one flush per round. A late
+ * client's row is written when its discarded update arrives (or when the run ends).
  *
  * Byte accounting is by time: a round's columns count what was sent while it was open
  * (from the previous round's end, or time 0, to its own end). Payload bytes are whole
@@ -63,6 +65,9 @@ class FlStatsCollector
         m_observer = std::move(observer);
     }
 
+    /// Writes the rows still open when the run ended (late updates that never arrived).
+    void Finish();
+
   private:
     struct ClientRow
     {
@@ -80,6 +85,9 @@ class FlStatsCollector
         bool arrived = false;
     };
 
+    /// The row of (round, client) if it is still open: of the current round, or late.
+    ClientRow* FindRow(uint32_t round, uint32_t client);
+    void WriteClientRow(uint32_t round, uint32_t client, const ClientRow& row, const char* status);
     void ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes);
     void ModelReceived(uint32_t round, uint32_t client, uint64_t frameBytes);
     void UpdateSent(const UpdateSentRecord& record);
@@ -93,6 +101,8 @@ class FlStatsCollector
     std::unique_ptr<fedran::CsvWriter> m_rounds;
     std::unique_ptr<fedran::CsvWriter> m_clients;
     std::map<uint32_t, ClientRow> m_current; ///< rows of the open round, by client
+    /// Rows of late clients, by (round, client), until their update arrives.
+    std::map<std::pair<uint32_t, uint32_t>, ClientRow> m_late;
     uint32_t m_currentRound = 0;
 
     // Counters since the last round ended.

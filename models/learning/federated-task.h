@@ -25,6 +25,7 @@ enum RngStream : uint64_t
     kServerExchangeStream = 4, ///< a two-exchange uplink codec's server-side draws
     kClientTrainStreamBase = 1ull << 32,
     kClientCodecStreamBase = 2ull << 32,
+    kComputeSpeedStreamBase = 3ull << 32, ///< + group index
 };
 
 /**

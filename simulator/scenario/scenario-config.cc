@@ -5,6 +5,8 @@
 #include "simulator/scenario/config-readers.h"
 #include "simulator/scenario/scenario.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -36,6 +38,111 @@ ReadLink(const json& link, const std::string& path)
     return config;
 }
 
+/// A group's compute.samples_per_second: a number, or a distribution whose own keys the
+/// schema lists but can't tie to "dist".
+ComputeSpeedSpec
+ReadComputeSpeed(const json& value, const std::string& path, std::vector<std::string>& errors)
+{
+    ComputeSpeedSpec spec;
+    if (value.is_number())
+    {
+        spec.value = value.get<double>();
+        return spec;
+    }
+    const std::string dist = value.at("dist").get<std::string>();
+    const std::map<std::string, std::vector<std::string>> keys = {
+        {"lognormal", {"median", "sigma"}},
+        {"uniform", {"min", "max"}},
+        {"tiers", {"tiers"}},
+    };
+    const std::vector<std::string>& needed = keys.at(dist);
+    for (const auto& [key, unused] : value.items())
+    {
+        if (key != "dist" && std::find(needed.begin(), needed.end(), key) == needed.end())
+        {
+            errors.push_back(path + "." + key + ": not a parameter of dist \"" + dist + "\"");
+        }
+    }
+    bool complete = true;
+    for (const std::string& key : needed)
+    {
+        if (!value.contains(key))
+        {
+            errors.push_back(path + "." + key + ": missing (dist \"" + dist + "\" needs it)");
+            complete = false;
+        }
+    }
+    if (!complete)
+    {
+        return spec;
+    }
+    if (dist == "lognormal")
+    {
+        spec.kind = ComputeSpeedSpec::Kind::Lognormal;
+        spec.median = value.at("median").get<double>();
+        spec.sigma = value.at("sigma").get<double>();
+    }
+    else if (dist == "uniform")
+    {
+        spec.kind = ComputeSpeedSpec::Kind::Uniform;
+        spec.min = value.at("min").get<double>();
+        spec.max = value.at("max").get<double>();
+        if (spec.max < spec.min)
+        {
+            errors.push_back(path + ".max: " + value.at("max").dump() + " is below min (" +
+                             value.at("min").dump() + ")");
+        }
+    }
+    else
+    {
+        spec.kind = ComputeSpeedSpec::Kind::Tiers;
+        double total = 0.0;
+        for (const json& tier : value.at("tiers"))
+        {
+            spec.tiers.push_back(
+                {tier.at("samples_per_second").get<double>(), tier.at("share").get<double>()});
+            total += spec.tiers.back().share;
+        }
+        if (std::abs(total - 1.0) > 1e-6)
+        {
+            errors.push_back(path + ".tiers: the shares sum to " + std::to_string(total) +
+                             ", not 1");
+        }
+    }
+    return spec;
+}
+
+AvailabilityConfig
+ReadAvailability(const json& value, const std::string& path, std::vector<std::string>& errors)
+{
+    AvailabilityConfig config;
+    const bool onOff = value.contains("mean_on_s") || value.contains("mean_off_s");
+    if (value.contains("dropout") && onOff)
+    {
+        errors.push_back(path + ": give either dropout or mean_on_s and mean_off_s, not both");
+        return config;
+    }
+    if (value.contains("dropout"))
+    {
+        config.dropout = value.at("dropout").get<double>();
+    }
+    else if (onOff)
+    {
+        for (const char* key : {"mean_on_s", "mean_off_s"})
+        {
+            if (!value.contains(key))
+            {
+                errors.push_back(path + "." + key +
+                                 ": missing (the on/off process needs mean_on_s and mean_off_s)");
+                return config;
+            }
+        }
+        config.meanOnS = value.at("mean_on_s").get<double>();
+        config.meanOffS = value.at("mean_off_s").get<double>();
+    }
+    return config;
+}
+
 ScenarioConfig
 ReadConfig(const json& scenario, std::vector<std::string>& errors)
 {
@@ -49,6 +156,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     const json& server = scenario.at("server");
     config.server.clientsPerRound =
         ReadUint32(server.at("clients_per_round"), "server.clients_per_round", errors);
+    config.server.overSelect = server.at("over_select").get<double>();
     config.server.deadlineS = server.at("deadline_s").get<double>();
     ServerOptimizerConfig& optimizer = config.server.optimizer;
     optimizer.method = server.at("aggregation").get<std::string>();
@@ -68,7 +176,14 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         ClientGroupConfig groupConfig;
         groupConfig.name = group.at("name").get<std::string>();
         groupConfig.count = ReadUint32(group.at("count"), path + ".count", errors);
-        groupConfig.samplesPerSecond = group.at("compute").at("samples_per_second").get<double>();
+        groupConfig.compute = ReadComputeSpeed(group.at("compute").at("samples_per_second"),
+                                               path + ".compute.samples_per_second",
+                                               errors);
+        if (group.contains("availability"))
+        {
+            groupConfig.availability =
+                ReadAvailability(group.at("availability"), path + ".availability", errors);
+        }
         groupConfig.backhaul = ReadLink(group.at("backhaul"), path + ".backhaul");
         config.groups.push_back(std::move(groupConfig));
     }

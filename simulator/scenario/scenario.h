@@ -7,6 +7,7 @@
 // maps it to exit status 2.
 
 #include "models/learning/client-sizes.h"
+#include "models/learning/compute-speed.h"
 #include "models/learning/csv-reader.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/server-optimizer.h"
@@ -39,11 +40,25 @@ struct LinkConfig
     std::string path;      ///< JSON path of the object ("clients.groups.0.backhaul"), for errors
 };
 
+/// When a group's clients can take part (clients.groups[].availability).
+struct AvailabilityConfig
+{
+    double dropout = 0.0;  ///< per-round probability that a selected client leaves
+    double meanOnS = 0.0;  ///< on/off process: mean on period; 0 without the process
+    double meanOffS = 0.0; ///< on/off process: mean off period
+
+    bool OnOff() const
+    {
+        return meanOnS > 0.0;
+    }
+};
+
 struct ClientGroupConfig
 {
     std::string name;
     uint32_t count = 0;
-    double samplesPerSecond = 0.0;
+    ComputeSpeedSpec compute; ///< samples per second, fixed or drawn per client
+    AvailabilityConfig availability;
     LinkConfig backhaul;
 };
 
@@ -87,6 +102,7 @@ struct ScenarioConfig
     struct Server
     {
         uint32_t clientsPerRound = 0;
+        double overSelect = 1.0; ///< select ceil(overSelect * clientsPerRound) each round
         double deadlineS = 60.0;
         ServerOptimizerConfig optimizer; ///< "aggregation" and the server_* settings
     } server;

@@ -41,7 +41,11 @@ TEST(ToConfig, Quickstart)
     ASSERT_EQ(config.groups.size(), 1u);
     EXPECT_EQ(config.groups[0].name, "cell-sites");
     EXPECT_EQ(config.groups[0].count, 20u);
-    EXPECT_DOUBLE_EQ(config.groups[0].samplesPerSecond, 2000.0);
+    EXPECT_EQ(config.groups[0].compute.kind, ComputeSpeedSpec::Kind::Fixed);
+    EXPECT_DOUBLE_EQ(config.groups[0].compute.value, 2000.0);
+    EXPECT_DOUBLE_EQ(config.groups[0].availability.dropout, 0.0);
+    EXPECT_FALSE(config.groups[0].availability.OnOff());
+    EXPECT_DOUBLE_EQ(config.server.overSelect, 1.0);
     EXPECT_EQ(config.groups[0].backhaul.type, "p2p");
     EXPECT_EQ(config.groups[0].backhaul.rateBps, 50'000'000u);
     EXPECT_DOUBLE_EQ(config.groups[0].backhaul.delayS, 0.005);
@@ -63,7 +67,9 @@ TEST(ToConfig, Quickstart)
                                  {"fedprox_mu", 0},
                                  {"lr_schedule", {{"type", "constant"}}}});
     resolved["compression"]["downlink_reference"] = "model";
-    resolved["server"].update({{"server_lr", 1.0},
+    resolved["clients"]["groups"][0]["availability"] = json::object();
+    resolved["server"].update({{"over_select", 1.0},
+                               {"server_lr", 1.0},
                                {"server_momentum", 0.9},
                                {"server_beta1", 0.9},
                                {"server_beta2", 0.99},

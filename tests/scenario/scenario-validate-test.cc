@@ -45,7 +45,9 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
                                  {"fedprox_mu", 0},
                                  {"lr_schedule", {{"type", "constant"}}}});
     expected["compression"]["downlink_reference"] = "model";
-    expected["server"].update({{"server_momentum", 0.9},
+    expected["clients"]["groups"][0]["availability"] = json::object();
+    expected["server"].update({{"over_select", 1},
+                               {"server_momentum", 0.9},
                                {"server_beta1", 0.9},
                                {"server_beta2", 0.99},
                                {"server_tau", 0.001}});
@@ -69,13 +71,15 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
         "model": {"type": "softmax"},
         "training": {"local_epochs": 1, "batch_size": 32, "lr": 0.05, "momentum": 0,
                      "weight_decay": 0, "fedprox_mu": 0, "lr_schedule": {"type": "constant"}},
-        "server": {"clients_per_round": 2, "deadline_s": 60, "aggregation": "fedavg",
+        "server": {"clients_per_round": 2, "over_select": 1, "deadline_s": 60,
+                   "aggregation": "fedavg",
                    "server_momentum": 0.9, "server_beta1": 0.9, "server_beta2": 0.99,
                    "server_tau": 0.001},
         "clients": {"groups": [{
             "name": "g",
             "count": 4,
             "compute": {"samples_per_second": 2000},
+            "availability": {},
             "backhaul": {"type": "p2p", "rate": "50Mbps", "delay": "5ms", "loss": 0}
         }]},
         "network": {"core": {"rate": "1Gbps", "delay": "10ms"}, "transport": "tcp"},
