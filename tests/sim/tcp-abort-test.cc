@@ -3,16 +3,15 @@
 // peer is gone, which the server records as "dropped".
 
 #include "models/tcp-message-transport.h"
+#include "one-client-network.h"
 #include "simulator/star-topology.h"
 
 #include <gtest/gtest.h>
-#include <ns3/config.h>
 #include <ns3/inet-socket-address.h>
 #include <ns3/ipv4-header.h>
 #include <ns3/ipv4-l3-protocol.h>
 #include <ns3/simulator.h>
 #include <ns3/tcp-header.h>
-#include <ns3/uinteger.h>
 
 namespace
 {
@@ -37,19 +36,8 @@ class AbortedUpload
 
     AbortedUpload()
     {
-        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-        Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
-        Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
-
-        fedran::ScenarioConfig config;
-        config.network.coreRateBps = 1'000'000'000ull;
-        config.network.coreDelayS = 0.001;
-        fedran::ClientGroupConfig group;
-        group.name = "one";
-        group.count = 1;
-        group.backhaul = {"p2p", fedran::ParseDataRate("2Mbps"), 0.010, 0.0};
-        config.groups.push_back(group);
-        StarTopology topology(config, {0});
+        fedran::test::SetFedranTcpDefaults();
+        StarTopology topology(fedran::test::OneClientConfig("2Mbps", 0.010, "1Gbps", 0.001), {0});
 
         fedran::FrameHeader header;
         header.type = fedran::FrameType::ClientUpdate;

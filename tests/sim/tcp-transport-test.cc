@@ -3,12 +3,11 @@
 
 #include "models/tcp-message-transport.h"
 
+#include "one-client-network.h"
 #include "simulator/star-topology.h"
 
-#include <ns3/config.h>
 #include <ns3/inet-socket-address.h>
 #include <ns3/simulator.h>
-#include <ns3/uinteger.h>
 
 #include <gtest/gtest.h>
 
@@ -31,23 +30,10 @@ class LinkTransfer
 
     LinkTransfer(uint32_t payloadBytes, const std::string& rate, double delayS)
     {
-        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-        Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
-        Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
-
+        fedran::test::SetFedranTcpDefaults();
         // The simulator's own topology: client -- backhaul -- router -- core -- server,
         // with a core fast and short enough not to matter.
-        fedran::ScenarioConfig config;
-        config.network.coreRateBps = 10'000'000'000ull;
-        config.network.coreDelayS = 0.0;
-        fedran::ClientGroupConfig group;
-        group.name = "one";
-        group.count = 1;
-        group.backhaul.type = "p2p";
-        group.backhaul.rateBps = fedran::ParseDataRate(rate);
-        group.backhaul.delayS = delayS;
-        config.groups.push_back(group);
-        StarTopology topology(config, {0});
+        StarTopology topology(fedran::test::OneClientConfig(rate, delayS, "10Gbps", 0.0), {0});
 
         std::mt19937 gen(1);
         std::vector<uint8_t> payload(payloadBytes);
