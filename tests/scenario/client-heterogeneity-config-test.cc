@@ -13,6 +13,7 @@ namespace
 using nlohmann::json;
 using test::MinimalScenario;
 using test::ScenarioErrorOf;
+using test::SourcePath;
 using test::ValidationErrorOf;
 
 json
@@ -125,6 +126,18 @@ TEST(OverSelectConfig, DefaultsToOneAndMustNotBeBelow)
     EXPECT_DOUBLE_EQ(ToConfig(scenario).server.overSelect, 1.3);
     scenario["server"]["over_select"] = 0.9;
     EXPECT_NE(ValidationErrorOf(scenario).find("server.over_select"), std::string::npos);
+}
+
+TEST(StragglersScenario, ShipsEveryHeterogeneityKey)
+{
+    const ScenarioConfig config =
+        ToConfig(ReadScenarioFile(SourcePath("scenarios/stragglers.json")));
+    ASSERT_EQ(config.groups.size(), 2u);
+    EXPECT_DOUBLE_EQ(config.server.overSelect, 1.3);
+    EXPECT_EQ(config.groups[0].compute.kind, ComputeSpeedSpec::Kind::Lognormal);
+    EXPECT_TRUE(config.groups[0].availability.OnOff());
+    EXPECT_EQ(config.groups[1].compute.kind, ComputeSpeedSpec::Kind::Tiers);
+    EXPECT_DOUBLE_EQ(config.groups[1].availability.dropout, 0.1);
 }
 
 } // namespace
