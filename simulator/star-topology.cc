@@ -7,6 +7,8 @@
 #include <ns3/ipv4.h>
 #include <ns3/nstime.h>
 #include <ns3/point-to-point-helper.h>
+#include <ns3/point-to-point-net-device.h>
+#include <ns3/queue-size.h>
 #include <ns3/traffic-control-helper.h>
 
 #include <stdexcept>
@@ -34,6 +36,38 @@ AssignAndSetQueues(Ipv4AddressHelper& addresses, const NetDeviceContainer& devic
     host.SetRootQueueDisc("ns3::PfifoFastQueueDisc");
     host.Install(devices.Get(0));
     return ifs;
+}
+
+/**
+ * The router's port toward the server, where every upload meets: a traffic-control queue
+ * discipline holds the backlog, in front of a one-packet device queue (as BQL keeps a Linux
+ * driver's ring short), so that the discipline, not the device FIFO, decides drops and delay.
+ */
+Ptr<QueueDisc>
+InstallCoreQueue(Ptr<NetDevice> routerPort, const fedran::ScenarioConfig::Network& network)
+{
+    const QueueSizeValue limit(QueueSize(QueueSizeUnit::PACKETS, network.coreQueuePackets));
+    TrafficControlHelper tc;
+    if (network.coreQueue == "red")
+    {
+        tc.SetRootQueueDisc("ns3::RedQueueDisc",
+                            "MaxSize",
+                            limit,
+                            "LinkBandwidth",
+                            DataRateValue(DataRate(network.coreRateBps)),
+                            "LinkDelay",
+                            TimeValue(Seconds(network.coreDelayS)));
+    }
+    else if (network.coreQueue == "fq_codel")
+    {
+        tc.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", limit);
+    }
+    else
+    {
+        tc.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", limit);
+    }
+    DynamicCast<PointToPointNetDevice>(routerPort)->GetQueue()->SetMaxSize(QueueSize("1p"));
+    return tc.Install(routerPort).Get(0);
 }
 
 void
@@ -66,6 +100,8 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
     NetDeviceContainer coreDevices = core.Install(m_server.Get(0), m_router.Get(0));
     Ipv4AddressHelper coreAddresses("10.0.0.0", "255.255.255.252");
     Ipv4InterfaceContainer coreIfs = AssignAndSetQueues(coreAddresses, coreDevices);
+    m_coreRouterDevice = coreDevices.Get(1);
+    m_coreQueue = InstallCoreQueue(m_coreRouterDevice, config.network);
     m_serverAddress = coreIfs.GetAddress(0);
     SetDefaultRoute(m_server.Get(0), coreIfs.GetAddress(1));
 

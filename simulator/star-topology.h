@@ -7,6 +7,7 @@
 #include <ns3/ipv4-address.h>
 #include <ns3/net-device-container.h>
 #include <ns3/node-container.h>
+#include <ns3/queue-disc.h>
 
 #include <map>
 #include <memory>
@@ -55,6 +56,18 @@ class StarTopology
         return m_routerDevices[i];
     }
 
+    /// The router's queue discipline toward the server (network.core.queue).
+    Ptr<QueueDisc> GetCoreQueue() const
+    {
+        return m_coreQueue;
+    }
+
+    /// The router's device on the core link.
+    Ptr<NetDevice> GetCoreRouterDevice() const
+    {
+        return m_coreRouterDevice;
+    }
+
     /// Backhaul link of client i: devices, capacity and SNR probes.
     const InstalledLink& GetLink(uint32_t i) const
     {
@@ -69,6 +82,8 @@ class StarTopology
     NodeContainer m_router;
     NodeContainer m_clients;
     Ipv4Address m_serverAddress;
+    Ptr<QueueDisc> m_coreQueue;
+    Ptr<NetDevice> m_coreRouterDevice;
     std::vector<Ptr<NetDevice>> m_clientDevices;
     std::vector<Ptr<NetDevice>> m_routerDevices;
     std::vector<InstalledLink> m_links;

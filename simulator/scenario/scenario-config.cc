@@ -191,6 +191,10 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     const json& network = scenario.at("network");
     config.network.coreRateBps = ParseDataRate(network.at("core").at("rate").get<std::string>());
     config.network.coreDelayS = ParseTime(network.at("core").at("delay").get<std::string>());
+    const json& queue = network.at("core").at("queue");
+    config.network.coreQueue = queue.at("discipline").get<std::string>();
+    config.network.coreQueuePackets =
+        ReadUint32(queue.at("packets"), "network.core.queue.packets", errors);
     config.network.transport = network.at("transport").get<std::string>();
 
     config.uplinkCodec = scenario.at("compression").at("uplink");

@@ -113,6 +113,8 @@ struct ScenarioConfig
     {
         uint64_t coreRateBps = 0;
         double coreDelayS = 0.0;
+        std::string coreQueue = "fifo";  ///< network.core.queue.discipline
+        uint32_t coreQueuePackets = 100; ///< network.core.queue.packets
         std::string transport; ///< "tcp"
     } network;
 

@@ -82,7 +82,9 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
             "availability": {},
             "backhaul": {"type": "p2p", "rate": "50Mbps", "delay": "5ms", "loss": 0}
         }]},
-        "network": {"core": {"rate": "1Gbps", "delay": "10ms"}, "transport": "tcp"},
+        "network": {"core": {"rate": "1Gbps", "delay": "10ms",
+                             "queue": {"discipline": "fifo", "packets": 100}},
+                    "transport": "tcp"},
         "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
                         "downlink_reference": "model"},
         "output": {}
