@@ -9,6 +9,7 @@
 #include "simulator/csv-writer.h"
 #include "simulator/federated-task-builder.h"
 #include "simulator/fl-stats-collector.h"
+#include "simulator/link-sampler.h"
 #include "simulator/star-topology.h"
 
 #include <ns3/config.h>
@@ -172,6 +173,11 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
     stats.Connect(server, clients, topology);
     stats.SetRoundObserver(std::move(observer));
+    std::unique_ptr<LinkSampler> links;
+    if (m_config.linkSampleS > 0)
+    {
+        links = std::make_unique<LinkSampler>(outDir, topology, m_config.linkSampleS);
+    }
     server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));
 
     Simulator::Run();

@@ -90,7 +90,8 @@ class OutputFolder
             std::filesystem::remove_all(m_dir, ec);
             return;
         }
-        for (const char* name : {"rounds.csv", "clients.csv", "partition.csv", "run.json", "run.json.tmp"})
+        for (const char* name :
+             {"rounds.csv", "clients.csv", "partition.csv", "links.csv", "run.json", "run.json.tmp"})
         {
             std::filesystem::remove(std::filesystem::path(m_dir) / name, ec);
         }

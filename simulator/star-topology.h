@@ -39,6 +39,11 @@ class StarTopology
         return m_serverAddress;
     }
 
+    uint32_t GetClientCount() const
+    {
+        return m_clients.GetN();
+    }
+
     Ptr<Node> GetClient(uint32_t i) const
     {
         return m_clients.Get(i);

@@ -205,6 +205,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     const json& output = scenario.at("output");
     config.outputDir =
         output.contains("dir") ? output.at("dir").get<std::string>() : "results/" + config.name;
+    config.linkSampleS = output.at("link_sample_s").get<double>();
     return config;
 }
 

@@ -123,6 +123,7 @@ struct ScenarioConfig
     bool downlinkClientView = false; ///< compression.downlink_reference == "client_view"
 
     std::string outputDir;
+    double linkSampleS = 1.0; ///< output.link_sample_s: links.csv period; 0 = no links.csv
 
     /// The whole scenario after overrides and defaults: what run.json records.
     nlohmann::json resolved;

@@ -87,7 +87,7 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
                     "transport": "tcp"},
         "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
                         "downlink_reference": "model"},
-        "output": {}
+        "output": {"link_sample_s": 1}
     })");
     expected["data"]["synthetic"] = json::parse(kSyntheticDefaults);
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
