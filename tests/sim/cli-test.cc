@@ -148,7 +148,7 @@ TEST(Cli, MlpWithMomentumOnDirichletDataIsByteIdenticalAtAnyThreadCount)
 TEST(Cli, ValidateAcceptsTheShippedScenarios)
 {
     TempDir dir("validate");
-    for (const char* name : {"quickstart", "fmnist-mlp-dirichlet"})
+    for (const char* name : {"quickstart", "fmnist-mlp-dirichlet", "centralised", "stragglers"})
     {
         CommandResult r = RunFedran(
             std::string("validate '" FEDRAN_SOURCE_DIR "/scenarios/") + name + ".json'",
