@@ -11,7 +11,6 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 namespace fedran
@@ -201,52 +200,7 @@ TEST(SoftmaxModel, ConcurrentCallsMatchSerialResults)
 {
     const Dataset data = RandomDataset(400, 30, 7, 9);
     SoftmaxModel model(30, 7);
-    constexpr int kThreads = 4;
-    std::vector<std::vector<float>> params(kThreads);
-    std::vector<std::vector<uint32_t>> batches(kThreads);
-    for (int t = 0; t < kThreads; ++t)
-    {
-        Rng rng(100 + t);
-        params[t].resize(model.Layout().TotalSize());
-        for (auto& p : params[t])
-        {
-            p = static_cast<float>(0.1 * rng.Normal());
-        }
-        for (int i = 0; i < 32 + 17 * t; ++i)
-        {
-            batches[t].push_back(static_cast<uint32_t>(rng.UniformInt(data.Size())));
-        }
-    }
-    std::vector<std::vector<float>> serial(kThreads);
-    std::vector<double> serialLoss(kThreads);
-    for (int t = 0; t < kThreads; ++t)
-    {
-        serial[t].resize(params[t].size());
-        serialLoss[t] = model.LossAndGradient(params[t], data, batches[t], serial[t]);
-    }
-
-    std::vector<std::vector<float>> parallel(kThreads);
-    std::vector<double> parallelLoss(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t)
-    {
-        parallel[t].resize(params[t].size());
-        threads.emplace_back([&, t] {
-            for (int repeat = 0; repeat < 50; ++repeat)
-            {
-                parallelLoss[t] = model.LossAndGradient(params[t], data, batches[t], parallel[t]);
-            }
-        });
-    }
-    for (auto& thread : threads)
-    {
-        thread.join();
-    }
-    for (int t = 0; t < kThreads; ++t)
-    {
-        EXPECT_EQ(parallelLoss[t], serialLoss[t]);
-        EXPECT_EQ(parallel[t], serial[t]);
-    }
+    test::ExpectConcurrentCallsMatchSerial(model, data);
 }
 
 } // namespace
