@@ -38,6 +38,14 @@ QsgdCodeLength(uint32_t level)
     return EliasGammaLength(uint64_t{level} + 1) + (level > 0 ? 1 : 0);
 }
 
+/// Layout of the reader's multi-code table: an entry, looked up by the next kQsgdMultiBits
+/// stream bits, holds up to kQsgdMultiCodes levels as int8, then the count of codes (byte 6;
+/// 0 = no complete code) and the bits they use (byte 7).
+constexpr unsigned kQsgdMultiBits = 12; ///< a 32 KiB table
+constexpr uint32_t kQsgdMultiMask = (1u << kQsgdMultiBits) - 1;
+constexpr unsigned kQsgdMultiCodes = 6;
+constexpr uint64_t kQsgdMultiCountMask = uint64_t{0xFF} << 48;
+
 /// Levels up to this many are written by the AVX2 code builder (four codes fit 56 bits).
 constexpr uint32_t kQsgdMaxAvx2WriteLevels = 126;
 
