@@ -1,0 +1,171 @@
+"""Sweep files for analysis/sweep.py: reading and checking them, and expanding them into
+runs. A run id is a readable slug of the swept values, a hash of all the run's overrides, and
+the seed, so the same sweep file always gives the same ids.
+"""
+import hashlib
+import itertools
+import json
+import os
+import re
+
+SWEEP_KEYS = ("name", "scenario", "set", "grid", "zip", "seeds")
+
+
+class BadInput(Exception):
+    """A problem with the user's input: reported with its field, exit status 2."""
+
+
+def check_path(field, path):
+    if not isinstance(path, str) or not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", path):
+        raise BadInput(f"{field}: '{path}' is not a dotted scenario path like server.deadline_s")
+    if path in ("seed", "output", "output.dir"):
+        raise BadInput(f"{field}: '{path}' is set by the sweep itself (use \"seeds\" for seeds)")
+
+
+def check_values(field, values):
+    if not isinstance(values, list) or not values:
+        raise BadInput(f"{field}: must be a non-empty list of values")
+    canonical = [json.dumps(v, sort_keys=True) for v in values]
+    if len(set(canonical)) != len(canonical):
+        raise BadInput(f"{field}: lists the same value twice")
+
+
+def load_sweep(sweep_file):
+    """Reads and checks a sweep file; returns it with the scenario path made absolute."""
+    try:
+        with open(sweep_file) as f:
+            sweep = json.load(f)
+    except OSError as e:
+        raise BadInput(f"{sweep_file}: cannot read: {e.strerror}")
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{sweep_file}: line {e.lineno} column {e.colno}: {e.msg}")
+    if not isinstance(sweep, dict):
+        raise BadInput("the sweep file must hold a JSON object")
+    for key in sweep:
+        if key not in SWEEP_KEYS:
+            raise BadInput(f"{key}: unknown key (known: {', '.join(SWEEP_KEYS)})")
+
+    name = sweep.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise BadInput("name: required, letters, digits, '_', '.' and '-' only")
+    scenario = sweep.get("scenario")
+    if not isinstance(scenario, str):
+        raise BadInput("scenario: required, the base scenario file (relative to the sweep file)")
+    scenario = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(sweep_file)),
+                                             scenario))
+    if not os.path.isfile(scenario):
+        raise BadInput(f"scenario: {scenario}: no such file")
+
+    fixed = sweep.get("set", {})
+    if not isinstance(fixed, dict):
+        raise BadInput("set: must be an object of path: value")
+    for path in fixed:
+        check_path(f"set.{path}", path)
+
+    grid = sweep.get("grid", {})
+    if not isinstance(grid, dict):
+        raise BadInput("grid: must be an object of path: [values]")
+    axes = []  # each axis: list of paths varied together, list of value tuples
+    for path, values in grid.items():
+        check_path(f"grid.{path}", path)
+        check_values(f"grid.{path}", values)
+        axes.append(([path], [(v,) for v in values]))
+
+    zips = sweep.get("zip", [])
+    if not isinstance(zips, list):
+        raise BadInput("zip: must be a list of objects of path: [values]")
+    for i, group in enumerate(zips):
+        if not isinstance(group, dict) or not group:
+            raise BadInput(f"zip.{i}: must be a non-empty object of path: [values]")
+        lengths = set()
+        for path, values in group.items():
+            check_path(f"zip.{i}.{path}", path)
+            check_values(f"zip.{i}.{path}", values)
+            lengths.add(len(values))
+        if len(lengths) != 1:
+            raise BadInput(f"zip.{i}: its lists must have the same length (got "
+                           f"{', '.join(str(len(v)) for v in group.values())})")
+        paths = list(group)
+        axes.append((paths, list(zip(*(group[p] for p in paths)))))
+
+    swept = [p for paths, _ in axes for p in paths]
+    for path in swept:
+        if swept.count(path) > 1:
+            raise BadInput(f"{path}: swept twice (in grid and/or zip groups)")
+        if path in fixed:
+            raise BadInput(f"set.{path}: also swept in grid or zip")
+        for other in swept + list(fixed):
+            if other != path and other.startswith(path + "."):
+                raise BadInput(f"{other}: lies inside the swept path {path}")
+
+    seeds = sweep.get("seeds", 1)
+    if isinstance(seeds, bool) or not isinstance(seeds, (int, list)):
+        raise BadInput("seeds: must be a count or a list of non-negative integers")
+    if isinstance(seeds, int):
+        if seeds < 1:
+            raise BadInput("seeds: a count must be at least 1")
+        seeds = list(range(1, seeds + 1))
+    if not seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds):
+        raise BadInput("seeds: must be a count or a non-empty list of non-negative integers")
+    if len(set(seeds)) != len(seeds):
+        raise BadInput("seeds: lists the same seed twice")
+
+    return {"name": name, "scenario": scenario, "set": fixed, "axes": axes, "swept": swept,
+            "seeds": seeds}
+
+
+def value_text(value):
+    """A short human rendering of an override value: qsgd(bits=4), 10Mbps, 0.5."""
+    if isinstance(value, dict):
+        rest = ",".join(f"{k}={value_text(v)}" for k, v in value.items() if k != "type")
+        kind = str(value.get("type", ""))
+        return f"{kind}({rest})" if kind and rest else kind or rest
+    if isinstance(value, list):
+        return "+".join(value_text(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def column_value(value):
+    """How a swept value appears in summary.csv: scalars as they are, others as JSON."""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    return value
+
+
+def short_names(paths):
+    """The shortest unique dotted suffix of each path: backhaul.rate, uplink."""
+    names = {}
+    for path in paths:
+        parts = path.split(".")
+        for n in range(1, len(parts) + 1):
+            suffix = ".".join(parts[-n:])
+            if not any(o != path and (o == suffix or o.endswith("." + suffix)) for o in paths):
+                break
+        names[path] = suffix
+    return names
+
+
+def short_hash(value):
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def expand(sweep):
+    """All runs of a sweep, in order: grid and zip axes (file order), then seeds."""
+    names = short_names(sweep["swept"])
+    runs = []
+    for combination in itertools.product(*(values for _, values in sweep["axes"])):
+        swept = {}
+        for (paths, _), values in zip(sweep["axes"], combination):
+            swept.update(zip(paths, values))
+        overrides = dict(sweep["set"])
+        overrides.update(swept)
+        label = ", ".join(f"{names[p]}={value_text(v)}" for p, v in swept.items()) or "base"
+        slug = re.sub(r"[^A-Za-z0-9.=+-]+", "_", label.replace(", ", "_"))[:60].strip("_")
+        config = f"{slug}-{short_hash(overrides)}"
+        for seed in sweep["seeds"]:
+            runs.append({"id": f"{config}-s{seed}", "config": config, "label": label,
+                         "seed": seed, "swept": swept, "overrides": overrides})
+    return runs
