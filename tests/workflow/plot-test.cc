@@ -1,4 +1,5 @@
-// analysis/plot.py on a sweep folder and on a single run folder.
+// analysis/plot.py on a sweep folder and on a single run folder; analysis/plot_run.py and
+// analysis/plot_timeline.py on one run.
 
 #include "workflow-test-util.h"
 
@@ -97,6 +98,44 @@ TEST(PlotRunTest, OneRunGetsItsAccuracyPng)
     r = RunTool("plot_run.py", ".", dir.Path());
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("plot_run: ./rounds.csv: no such file"), std::string::npos)
+        << r.stderrText;
+}
+
+TEST(PlotTimelineTest, OneRunGetsItsTimelineAndBadInputExitsTwo)
+{
+    // A hand-written microwave run: two groups, a late client, an outage in links.csv.
+    TempDir dir("plot-timeline");
+    WriteFile(dir.Path() / "rounds.csv",
+              "round,sim_time_s,round_duration_s\n1,2.0,2.0\n2,5.0,3.0\n");
+    WriteFile(dir.Path() / "clients.csv",
+              "round,client,group,status\n1,0,near,completed\n1,1,far,late\n"
+              "2,0,near,completed\n2,2,far,completed\n");
+    WriteFile(dir.Path() / "population.csv", "client,group\n0,near\n1,far\n2,far\n");
+    std::string links = "time_s,link,capacity_bps,throughput_bps,queue_bytes,snr_db\n";
+    for (int t = 1; t <= 5; ++t)
+    {
+        for (int c = 0; c < 3; ++c)
+        {
+            const bool out = c == 1 && t == 2;
+            links += std::to_string(t) + ",client-" + std::to_string(c) + "-up," +
+                     (out ? "0,0,0,-150" : "2e9,1e6,0,40") + "\n";
+        }
+    }
+    WriteFile(dir.Path() / "links.csv", links);
+    ToolResult r = RunTool("plot_timeline.py", ".", dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_EQ(ReadFile(dir.Path() / "timeline.png").substr(1, 3), "PNG");
+    EXPECT_GT(std::filesystem::file_size(dir.Path() / "timeline.png"), 5000u);
+
+    r = RunTool("plot_timeline.py", ". --clients 0,7 --out x.png", dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("--clients: no client 7"), std::string::npos) << r.stderrText;
+    EXPECT_FALSE(std::filesystem::exists(dir.Path() / "x.png"));
+
+    std::filesystem::remove(dir.Path() / "links.csv");
+    r = RunTool("plot_timeline.py", ".", dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("plot_timeline: ./links.csv: no such file"), std::string::npos)
         << r.stderrText;
 }
 
