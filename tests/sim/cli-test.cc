@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 namespace fedran::test
 {
 namespace
@@ -147,12 +152,32 @@ TEST(Cli, MlpWithMomentumOnDirichletDataIsByteIdenticalAtAnyThreadCount)
 
 TEST(Cli, ValidateAcceptsTheShippedScenarios)
 {
+    // Every scenarios/*.json, validated as the README runs them, from a folder where
+    // scenarios/ is the repository's (trace files are relative to the working directory).
     TempDir dir("validate");
-    for (const char* name : {"quickstart", "fmnist-mlp-dirichlet", "centralised", "stragglers"})
+    const std::filesystem::path root = FEDRAN_SOURCE_DIR;
+    std::filesystem::create_directory_symlink(root / "scenarios", dir.Path() / "scenarios");
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(root / "scenarios"))
     {
-        CommandResult r = RunFedran(
-            std::string("validate '" FEDRAN_SOURCE_DIR "/scenarios/") + name + ".json'",
-            dir.Path());
+        const std::string name = entry.path().filename().string();
+        if (entry.path().extension() == ".json" && name != "scenario.schema.json")
+        {
+            names.push_back(name);
+        }
+    }
+    std::sort(names.begin(), names.end());
+    for (const char* expected : {"quickstart.json",
+                                 "stragglers.json",
+                                 "rural-microwave.json",
+                                 "urban-eband.json",
+                                 "trace-driven.json"})
+    {
+        EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+    }
+    for (const std::string& name : names)
+    {
+        CommandResult r = RunFedran("validate scenarios/" + name, dir.Path());
         EXPECT_EQ(r.exitCode, 0) << name << ": " << r.stderrText;
     }
 }
