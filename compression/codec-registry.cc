@@ -34,6 +34,7 @@ constexpr CodecEntry kCodecs[] = {
     {"clipped", 31, &internal::MakeClippedCodec},
     {"dgc", 32, &internal::MakeDgcCodec},
     {"power_sgd", 40, &internal::MakePowerSgdCodec},
+    {"adaptive", 41, &internal::MakeAdaptiveCodec},
 };
 
 constexpr bool

@@ -101,6 +101,7 @@ std::unique_ptr<Codec> MakeErrorFeedbackCodec(CodecArgs& args);
 std::unique_ptr<Codec> MakeClippedCodec(CodecArgs& args);
 std::unique_ptr<Codec> MakeDgcCodec(CodecArgs& args);
 std::unique_ptr<Codec> MakePowerSgdCodec(CodecArgs& args);
+std::unique_ptr<Codec> MakeAdaptiveCodec(CodecArgs& args);
 
 } // namespace fedran::internal
 

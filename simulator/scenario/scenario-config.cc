@@ -2,6 +2,8 @@
 // can't be written in the schema.
 
 #include "compression/codec.h"
+#include "compression/ladder-codec.h"
+#include "models/control/rate-controller.h"
 #include "simulator/scenario/config-readers.h"
 #include "simulator/scenario/scenario.h"
 
@@ -10,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -254,12 +257,22 @@ CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
     {
         try
         {
-            const bool twoExchanges = MakeCodec(*spec, path)->HasRoundExchange();
-            if (twoExchanges && spec == &config.downlinkCodec)
+            std::unique_ptr<Codec> codec = MakeCodec(*spec, path);
+            if (codec->HasRoundExchange() && spec == &config.downlinkCodec)
             {
                 errors.push_back(std::string(path) + ".type: " + spec->value("type", "") +
                                  " takes two exchanges per round (clients send P, the server "
                                  "answers, clients send Q) and works on the uplink only");
+            }
+            else if (const auto* ladder = dynamic_cast<const LadderCodec*>(codec.get()))
+            {
+                if (spec == &config.downlinkCodec)
+                {
+                    errors.push_back("compression.downlink.type: \"adaptive\" is for the "
+                                     "uplink only (the controller runs on each client)");
+                    continue;
+                }
+                control::ParseControllerConfig(*spec, path, ladder->RungCount());
             }
         }
         catch (const CodecConfigError& e)

@@ -171,7 +171,7 @@ TEST(ValidateScenario, MultipleErrorsReportedTogether)
         "\"synthetic\"",
         "compression.uplink.type: \"zip\" is not one of \"none\", \"fp16\", \"top_k\", "
         "\"random_k\", \"threshold\", \"quantization\", \"qsgd\", \"sign\", "
-        "\"error_feedback\", \"clipped\", \"dgc\", \"power_sgd\"",
+        "\"error_feedback\", \"clipped\", \"dgc\", \"power_sgd\", \"adaptive\"",
     };
     size_t lines = 1;
     for (char c : message)

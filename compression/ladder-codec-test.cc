@@ -1,0 +1,219 @@
+// adaptive: the rung byte selects the decoder, each rung keeps its own state across switches,
+// profiles report the real payload size, skips reuse or omit, bad ladders are config errors.
+
+#include "compression/ladder-codec.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <vector>
+
+namespace fedran
+{
+namespace
+{
+
+using nlohmann::json;
+
+TensorLayout
+Layout()
+{
+    return TensorLayout({{"w", {32, 16}}, {"b", {16}}});
+}
+
+std::vector<float>
+Gaussian(size_t n, uint64_t stream)
+{
+    Rng rng(7, stream);
+    std::vector<float> x(n);
+    for (float& v : x)
+    {
+        v = static_cast<float>(rng.Normal());
+    }
+    return x;
+}
+
+const json kSpec = json::parse(R"({"type": "adaptive", "policy": "deadline", "safety": 0.8,
+    "ladder": [{"type": "none"}, {"type": "quantization", "bits": 8},
+               {"type": "error_feedback", "base": {"type": "top_k", "ratio": 0.05}},
+               {"type": "sign"}]})");
+
+std::unique_ptr<LadderCodec>
+MakeLadder(const json& spec = kSpec)
+{
+    std::unique_ptr<Codec> codec = MakeCodec(spec, "compression.uplink");
+    auto* ladder = dynamic_cast<LadderCodec*>(codec.get());
+    EXPECT_NE(ladder, nullptr);
+    codec.release();
+    return std::unique_ptr<LadderCodec>(ladder);
+}
+
+TEST(LadderCodecTest, EachRungRoundTripsAsItsOwnCodec)
+{
+    const TensorLayout layout = Layout();
+    auto encoder = MakeLadder();
+    auto decoder = MakeLadder();
+    ASSERT_EQ(encoder->RungCount(), 4u);
+    EXPECT_EQ(encoder->RungName(2), "error_feedback(top_k)");
+    const auto update = Gaussian(layout.TotalSize(), 1);
+    for (size_t r = 0; r < 4; ++r)
+    {
+        encoder->SelectRung(r);
+        Rng rng(1, 1);
+        std::vector<uint8_t> payload;
+        encoder->Encode(layout, update, rng, payload);
+        ASSERT_FALSE(payload.empty());
+        EXPECT_EQ(payload[0], r);
+        // Same bytes as the rung's codec alone, after the rung byte.
+        auto alone = MakeCodec(kSpec["ladder"][r], "x");
+        Rng rng2(1, 1);
+        std::vector<uint8_t> expected;
+        alone->Encode(layout, update, rng2, expected);
+        EXPECT_EQ(std::vector<uint8_t>(payload.begin() + 1, payload.end()), expected);
+        std::vector<float> out(layout.TotalSize());
+        decoder->Decode(layout, payload, out);
+        if (r == 0)
+        {
+            EXPECT_EQ(out, update);
+        }
+    }
+}
+
+TEST(LadderCodecTest, ProfileSizesMatchTheEncodedPayloads)
+{
+    const TensorLayout layout = Layout();
+    auto ladder = MakeLadder();
+    const auto update = Gaussian(layout.TotalSize(), 2);
+    for (size_t r = 0; r < 4; ++r)
+    {
+        const RungProfile profile = ladder->Profile(layout, r, 1);
+        ladder->SelectRung(r);
+        Rng rng(1, 1);
+        std::vector<uint8_t> payload;
+        ladder->Encode(layout, update, rng, payload);
+        EXPECT_EQ(profile.payloadBytes, payload.size()) << "rung " << r;
+    }
+    EXPECT_EQ(ladder->Profile(layout, 0, 1).relativeError, 0.0);
+    EXPECT_LT(ladder->Profile(layout, 1, 1).relativeError, 1e-3);
+    EXPECT_GT(ladder->Profile(layout, 2, 1).relativeError, 0.5); // 5% of the entries kept
+    EXPECT_GT(ladder->Profile(layout, 1, 1).payloadBytes, ladder->Profile(layout, 3, 1).payloadBytes);
+}
+
+TEST(LadderCodecTest, ResidualOfAnInactiveRungStaysFrozen)
+{
+    // Two ladders see the same sequence on the EF rung; one uses another rung in between.
+    const TensorLayout layout = Layout();
+    auto switching = MakeLadder();
+    auto steady = MakeLadder();
+    auto decodeWith = [&](LadderCodec& ladder, size_t rung, const std::vector<float>& update) {
+        ladder.SelectRung(rung);
+        Rng rng(3, 3);
+        std::vector<uint8_t> payload;
+        ladder.Encode(layout, update, rng, payload);
+        return payload;
+    };
+    const auto a = Gaussian(layout.TotalSize(), 3);
+    const auto b = Gaussian(layout.TotalSize(), 4);
+    const auto c = Gaussian(layout.TotalSize(), 5);
+    decodeWith(*switching, 2, a);
+    decodeWith(*steady, 2, a);
+    decodeWith(*switching, 0, b); // the EF rung is idle: its residual must not move
+    decodeWith(*switching, 3, b);
+    EXPECT_EQ(decodeWith(*switching, 2, c), decodeWith(*steady, 2, c));
+}
+
+TEST(LadderCodecTest, SkipReusesTheLastUpdateOrOmits)
+{
+    const TensorLayout layout = Layout();
+    json spec = kSpec;
+    spec["on_skip"] = "reuse";
+    auto encoder = MakeLadder(spec);
+    auto decoder = MakeLadder(spec);
+    EXPECT_TRUE(decoder->ReusesOnSkip());
+    std::vector<float> out(layout.TotalSize());
+    EXPECT_FALSE(decoder->DecodeSkip(out)) << "nothing to reuse yet";
+    const auto update = Gaussian(layout.TotalSize(), 6);
+    Rng rng(1, 1);
+    std::vector<uint8_t> payload;
+    encoder->Encode(layout, update, rng, payload);
+    decoder->Decode(layout, payload, out);
+    std::vector<float> reused(layout.TotalSize());
+    EXPECT_TRUE(decoder->DecodeSkip(reused));
+    EXPECT_EQ(reused, update);
+    EXPECT_TRUE(LadderCodec::IsSkip({}));
+    EXPECT_THROW(decoder->Decode(layout, {}, out), DecodeError);
+
+    auto omitting = MakeLadder();
+    EXPECT_FALSE(omitting->ReusesOnSkip());
+    omitting->Decode(layout, payload, out);
+    EXPECT_FALSE(omitting->DecodeSkip(reused));
+}
+
+TEST(LadderCodecTest, BadRungByteIsADecodeError)
+{
+    const TensorLayout layout = Layout();
+    auto decoder = MakeLadder();
+    std::vector<uint8_t> payload = {9, 1, 2, 3};
+    std::vector<float> out(layout.TotalSize());
+    try
+    {
+        decoder->Decode(layout, payload, out);
+        FAIL();
+    }
+    catch (const DecodeError& e)
+    {
+        EXPECT_EQ(e.Offset(), 0u);
+        EXPECT_NE(std::string(e.what()).find("rung 9"), std::string::npos);
+    }
+    payload[0] = 0; // none, truncated
+    try
+    {
+        decoder->Decode(layout, payload, out);
+        FAIL();
+    }
+    catch (const DecodeError& e)
+    {
+        EXPECT_GE(e.Offset(), 1u);
+        EXPECT_NE(std::string(e.what()).find("adaptive rung 0"), std::string::npos);
+    }
+}
+
+void
+ExpectConfigError(const std::string& spec, const std::string& needle)
+{
+    try
+    {
+        MakeCodec(json::parse(spec), "compression.uplink");
+        FAIL() << spec;
+    }
+    catch (const CodecConfigError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+TEST(LadderCodecTest, BadLaddersAreConfigErrors)
+{
+    ExpectConfigError(R"({"type": "adaptive"})", "compression.uplink.ladder: must be");
+    ExpectConfigError(R"({"type": "adaptive", "ladder": []})", "compression.uplink.ladder");
+    ExpectConfigError(R"({"type": "adaptive", "ladder": [{"type": "power_sgd", "rank": 2}]})",
+                      "compression.uplink.ladder[0]: power_sgd cannot be a ladder rung");
+    ExpectConfigError(
+        R"({"type": "adaptive", "ladder": [{"type": "error_feedback", "base": {"type": "power_sgd"}}]})",
+        "power_sgd cannot be a ladder rung");
+    ExpectConfigError(R"({"type": "adaptive", "ladder": [{"type": "adaptive", "ladder": []}]})",
+                      "cannot itself be adaptive");
+    ExpectConfigError(
+        R"({"type": "adaptive", "ladder": [{"type": "sign", "aggregation": "majority_vote"}]})",
+        "ladder[0].aggregation");
+    ExpectConfigError(R"({"type": "adaptive", "ladder": [{"type": "top_k", "ratio": 2}]})",
+                      "compression.uplink.ladder[0].ratio");
+    ExpectConfigError(R"({"type": "adaptive", "ladder": [{"type": "none"}], "on_skip": "x"})",
+                      "compression.uplink.on_skip");
+    ExpectConfigError(R"({"type": "adaptive", "ladder": [{"type": "none"}], "polcy": "x"})",
+                      "compression.uplink.polcy: unknown key");
+}
+
+} // namespace
+} // namespace fedran
