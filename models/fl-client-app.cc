@@ -7,6 +7,7 @@
 #include <ns3/uinteger.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -37,6 +38,12 @@ FlClientApp::GetTypeId()
                           DoubleValue(2000.0),
                           MakeDoubleAccessor(&FlClientApp::m_samplesPerSecond),
                           MakeDoubleChecker<double>(1e-9))
+            .AddAttribute("Deadline",
+                          "The server's round deadline, announced to clients: an adaptive "
+                          "uplink budgets its upload against it.",
+                          TimeValue(Seconds(60)),
+                          MakeTimeAccessor(&FlClientApp::m_deadline),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("Transport",
                           "How messages cross the network.",
                           PointerValue(),
@@ -58,7 +65,11 @@ FlClientApp::GetTypeId()
             .AddTraceSource("Left",
                             "The client went away: it aborted its connection and round.",
                             MakeTraceSourceAccessor(&FlClientApp::m_leftTrace),
-                            "ns3::FlClientApp::LeftCallback");
+                            "ns3::FlClientApp::LeftCallback")
+            .AddTraceSource("UploadMeasured",
+                            "The transport acknowledged every byte of an update.",
+                            MakeTraceSourceAccessor(&FlClientApp::m_uploadMeasuredTrace),
+                            "ns3::FlClientApp::UploadMeasuredCallback");
     return tid;
 }
 
@@ -79,6 +90,14 @@ FlClientApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
     NS_ABORT_MSG_IF(m_clientId >= m_task->partition.size(), "client id beyond the partition");
     m_modelDecoder = fedran::MakeCodec(m_task->downlinkCodec, "compression.downlink");
     m_updateEncoder = fedran::MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    m_ladder = dynamic_cast<fedran::LadderCodec*>(m_updateEncoder.get());
+    if (m_ladder)
+    {
+        m_controller = std::make_unique<fedran::control::RateController>(
+            fedran::control::ParseControllerConfig(m_task->uplinkCodec,
+                                                   "compression.uplink",
+                                                   m_ladder->RungCount()));
+    }
     m_trainRng = fedran::Rng(m_task->seed, fedran::kClientTrainStreamBase + m_clientId);
     m_codecRng = fedran::Rng(m_task->seed, fedran::kClientCodecStreamBase + m_clientId);
     m_model.assign(m_task->model->Layout().TotalSize(), 0.0f);
@@ -158,9 +177,13 @@ FlClientApp::HandleConnected(Ptr<MessageChannel> channel)
     std::fill(m_model.begin(), m_model.end(), 0.0f);
     m_channel->SetFrameCallback(MakeCallback(&FlClientApp::HandleFrame, this));
     m_channel->SetErrorCallback(MakeCallback(&FlClientApp::HandleChannelError, this));
+    m_channel->SetDeliveredCallback(MakeCallback(&FlClientApp::HandleDelivered, this));
+    // Messages of an earlier connection will never be acknowledged on this one.
+    m_unacknowledged.clear();
     fedran::FrameHeader join;
     join.type = fedran::FrameType::Join;
     join.client = m_clientId;
+    m_unacknowledged.push_back(0);
     m_channel->Send(fedran::EncodeFrame(join, {}));
 }
 
@@ -214,6 +237,7 @@ FlClientApp::HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& 
         std::vector<uint8_t> reply = fedran::EncodeFrame(header, payload);
         record.frameBytes = reply.size();
         m_updateSentTrace(record);
+        m_unacknowledged.push_back(0);
         m_channel->Send(std::move(reply));
     }
     catch (const fedran::DecodeError& e)
@@ -272,6 +296,10 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame)
     auto train = [this, round]() {
         return TrainAndEncode(round);
     };
+    if (m_controller)
+    {
+        GatherRoundInputs(round, fedran::kFrameHeaderSize + frame.payload.size(), computeS);
+    }
     m_pending = m_pool ? m_pool->Submit(train) : std::async(std::launch::deferred, train);
     m_sendEvent = Simulator::Schedule(Seconds(computeS), &FlClientApp::SendUpdate, this, computeS);
 }
@@ -288,9 +316,17 @@ FlClientApp::TrainAndEncode(uint32_t round)
                                                        m_task->training,
                                                        round,
                                                        m_trainRng);
+    EncodedUpdate encoded;
     std::vector<uint8_t> payload;
     m_updateEncoder->BeginRound(round);
-    m_updateEncoder->Encode(m_task->model->Layout(), result.update, m_codecRng, payload);
+    if (m_controller)
+    {
+        EncodeAdaptive(round, result, payload, encoded.record);
+    }
+    else
+    {
+        m_updateEncoder->Encode(m_task->model->Layout(), result.update, m_codecRng, payload);
+    }
     fedran::FrameHeader header;
     header.type = fedran::FrameType::ClientUpdate;
     header.codec = m_updateEncoder->Id();
@@ -298,7 +334,6 @@ FlClientApp::TrainAndEncode(uint32_t round)
     header.client = m_clientId;
     header.samples = static_cast<uint32_t>(rows.size());
 
-    EncodedUpdate encoded;
     encoded.frame = fedran::EncodeFrame(header, payload);
     encoded.record.round = round;
     encoded.record.client = m_clientId;
@@ -318,7 +353,91 @@ FlClientApp::SendUpdate(double computeS)
     encoded.record.computeS = computeS;
     m_sentRound = encoded.record.round;
     m_updateSentTrace(encoded.record);
+    // A skip's empty frame is no measurement of the link: only updates feed the estimator.
+    m_unacknowledged.push_back(encoded.record.skipped ? 0 : encoded.record.round);
     m_channel->Send(std::move(encoded.frame));
+}
+
+void
+FlClientApp::GatherRoundInputs(uint32_t round, uint64_t frameBytes, double computeS)
+{
+    // What the round has already used: the model's download as seen here (its first byte to
+    // its last) plus half an RTT for the first byte's trip from the server.
+    const double downloadS = (Simulator::Now() - m_channel->LastFrameFirstByte()).GetSeconds();
+    fedran::control::RoundInputs& in = m_inputs;
+    in = fedran::control::RoundInputs{};
+    in.round = round;
+    in.deadlineS = m_deadline.GetSeconds();
+    in.computeS = computeS;
+    in.elapsedS = downloadS + m_rtt.GetSeconds() / 2.0;
+    if (downloadS > 0.0)
+    {
+        in.downlinkBps = 8.0 * double(frameBytes) / downloadS;
+    }
+    in.predictedBps = m_controller->PredictBps();
+    m_inputsMeasuredBps = m_lastMeasuredBps;
+    in.learningRate = fedran::LearningRate(m_task->training, round);
+}
+
+void
+FlClientApp::EncodeAdaptive(uint32_t round,
+                            const fedran::TrainingResult& result,
+                            std::vector<uint8_t>& payload,
+                            UpdateSentRecord& record)
+{
+    // Runs on the training thread; the controller's Decide touches only this client's lazy
+    // state, and m_inputs was written before the job was submitted.
+    const fedran::TensorLayout& layout = m_task->model->Layout();
+    fedran::control::RoundInputs in = m_inputs;
+    in.updateNorm = result.updateNorm;
+    in.gradVariance = result.gradVariance;
+    in.steps = result.steps;
+    std::vector<fedran::RungProfile> profiles(m_ladder->RungCount());
+    for (size_t r = 0; r < profiles.size(); ++r)
+    {
+        profiles[r] = m_ladder->Profile(layout, r, round);
+    }
+    const fedran::control::Decision decision = m_controller->Decide(in, profiles);
+    record.skipped = decision.skip;
+    record.predictedBps = decision.predictedBps.value_or(-1.0);
+    record.timeBudgetS = decision.timeBudgetS.value_or(-1.0);
+    record.measuredBps = m_inputsMeasuredBps;
+    if (decision.skip)
+    {
+        return; // the empty payload says so
+    }
+    record.rung = static_cast<int>(decision.rung);
+    m_ladder->SelectRung(decision.rung);
+    m_ladder->Encode(layout, result.update, m_codecRng, payload);
+}
+
+void
+FlClientApp::HandleDelivered(Ptr<MessageChannel>, const TransferRecord& transfer)
+{
+    m_rtt = transfer.rtt;
+    if (m_unacknowledged.empty())
+    {
+        return;
+    }
+    const uint32_t round = m_unacknowledged.front();
+    m_unacknowledged.pop_front();
+    if (round == 0)
+    {
+        return;
+    }
+    UploadMeasuredRecord measured;
+    measured.round = round;
+    measured.client = m_clientId;
+    measured.bytes = transfer.bytes;
+    measured.durationS = (transfer.acknowledged - transfer.handedOver).GetSeconds();
+    measured.rttS = transfer.rtt.GetSeconds();
+    m_lastMeasuredBps = measured.Bps();
+    if (m_controller)
+    {
+        m_controller->AddTransfer(
+            {double(measured.bytes), measured.durationS, measured.rttS});
+    }
+    m_uploadMeasuredTrace(measured);
 }
 
 void

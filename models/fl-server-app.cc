@@ -1,5 +1,7 @@
 #include "models/fl-server-app.h"
 
+#include "compression/ladder-codec.h"
+
 #include <ns3/double.h>
 #include <ns3/log.h>
 #include <ns3/pointer.h>
@@ -247,6 +249,17 @@ FlServerApp::HandleUpdate(const fedran::Frame& frame)
         if (m_exchange)
         {
             m_exchange->AddFirst(frame.payload, frame.header.samples);
+        }
+        else if (auto* ladder = dynamic_cast<fedran::LadderCodec*>(&DecoderFor(client));
+                 ladder && fedran::LadderCodec::IsSkip(frame.payload))
+        {
+            // A lazy update: reuse the client's last update ("on_skip": "reuse") or leave the
+            // client out of this round's mean ("omit").
+            record.skipped = true;
+            if (ladder->DecodeSkip(m_scratch))
+            {
+                m_aggregator->Add(m_scratch, frame.header.samples);
+            }
         }
         else
         {

@@ -26,6 +26,29 @@ struct UpdateSentRecord
     std::string codec;
     /// A two-exchange codec's reply to the server (frameBytes only; no training behind it).
     bool reply = false;
+    // With an "adaptive" uplink (otherwise rung < 0 and the rest unset):
+    int rung = -1;             ///< ladder rung used; for a skip, -1 with skipped = true
+    bool skipped = false;      ///< lazy update: an empty frame instead of the update
+    double predictedBps = -1;  ///< the bandwidth prediction used (< 0: none)
+    double timeBudgetS = -1;   ///< the upload time budget used (< 0: none)
+    /// The client's newest own measurement when it chose: bytes / (hand-off -> acknowledged)
+    /// of its latest acknowledged update (< 0: none yet).
+    double measuredBps = -1;
+};
+
+/// A client's upload was acknowledged: what it measured about its own transfer.
+struct UploadMeasuredRecord
+{
+    uint32_t round = 0;
+    uint32_t client = 0;
+    uint64_t bytes = 0;
+    double durationS = 0.0; ///< hand-off to the transport until the last byte was acknowledged
+    double rttS = 0.0;
+
+    double Bps() const
+    {
+        return durationS > 0.0 ? 8.0 * double(bytes) / durationS : 0.0;
+    }
 };
 
 /// Why the server did not use an update it received (or expected).
@@ -43,7 +66,8 @@ struct UpdateArrivalRecord
     uint32_t client = 0;
     uint64_t frameBytes = 0;
     UpdateFate fate = UpdateFate::Accepted;
-    std::string reason; ///< for Failed and Dropped
+    std::string reason;   ///< for Failed and Dropped
+    bool skipped = false; ///< a lazy-update skip (Accepted: reused or omitted, see on_skip)
 };
 
 /// The server closed a round: aggregated, updated and evaluated the global model.

@@ -26,8 +26,24 @@ MessageChannel::SetErrorCallback(ErrorCallback cb)
 }
 
 void
+MessageChannel::SetDeliveredCallback(DeliveredCallback cb)
+{
+    m_deliveredCallback = cb;
+}
+
+void
+MessageChannel::NotifyDelivered(const TransferRecord& record)
+{
+    if (!m_deliveredCallback.IsNull())
+    {
+        m_deliveredCallback(this, record);
+    }
+}
+
+void
 MessageChannel::DoDispose()
 {
+    m_deliveredCallback = MakeNullCallback<void, Ptr<MessageChannel>, const TransferRecord&>();
     m_frameCallback = MakeNullCallback<void, Ptr<MessageChannel>, const fedran::Frame&>();
     m_errorCallback = MakeNullCallback<void, Ptr<MessageChannel>, const std::string&>();
     Object::DoDispose();

@@ -10,6 +10,7 @@
 #include <ns3/address.h>
 #include <ns3/callback.h>
 #include <ns3/node.h>
+#include <ns3/nstime.h>
 #include <ns3/object.h>
 #include <ns3/ptr.h>
 
@@ -20,11 +21,27 @@
 namespace ns3
 {
 
+/**
+ * What the sending endpoint itself can observe about one of its messages: when it handed the
+ * message over and when the transport saw its last byte acknowledged by the peer (a real
+ * client sees the same through its TCP stack, e.g. the send queue draining, TCP_INFO).
+ */
+struct TransferRecord
+{
+    uint64_t bytes = 0;
+    Time handedOver;
+    Time acknowledged;
+    Time rtt; ///< the transport's smoothed RTT estimate then (zero if it has none)
+};
+
 /// A bidirectional, reliable, ordered channel carrying fedran frames between two endpoints.
 class MessageChannel : public Object
 {
   public:
     static TypeId GetTypeId();
+
+    /// Called, in sending order, when every byte of a message sent with Send was acknowledged.
+    typedef Callback<void, Ptr<MessageChannel>, const TransferRecord&> DeliveredCallback;
 
     /// Called for every complete frame received on the channel.
     typedef Callback<void, Ptr<MessageChannel>, const fedran::Frame&> FrameCallback;
@@ -48,18 +65,24 @@ class MessageChannel : public Object
         return m_peerGone;
     }
 
+    /// When the first byte of the frame being notified (or last notified) arrived.
+    virtual Time LastFrameFirstByte() const = 0;
+
     void SetFrameCallback(FrameCallback cb);
     void SetErrorCallback(ErrorCallback cb);
+    void SetDeliveredCallback(DeliveredCallback cb);
 
   protected:
     void DoDispose() override;
     void NotifyFrame(const fedran::Frame& frame);
     void NotifyError(const std::string& why, bool peerGone = false);
+    void NotifyDelivered(const TransferRecord& record);
 
   private:
     bool m_peerGone = false;
     FrameCallback m_frameCallback;
     ErrorCallback m_errorCallback;
+    DeliveredCallback m_deliveredCallback;
 };
 
 /// Makes channels between nodes: the server listens, each client connects.

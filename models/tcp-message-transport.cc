@@ -2,6 +2,7 @@
 
 #include <ns3/log.h>
 #include <ns3/packet.h>
+#include <ns3/simulator.h>
 #include <ns3/tcp-socket-base.h>
 #include <ns3/tcp-socket-factory.h>
 #include <ns3/inet-socket-address.h>
@@ -50,6 +51,44 @@ TcpMessageChannel::Attach(Ptr<Socket> socket)
     m_socket->SetSendCallback(MakeCallback(&TcpMessageChannel::HandleSendSpace, this));
     m_socket->SetCloseCallbacks(MakeCallback(&TcpMessageChannel::HandlePeerClose, this),
                                 MakeCallback(&TcpMessageChannel::HandlePeerError, this));
+    // Nothing is buffered yet: what is available now is the whole send buffer.
+    m_txCapacity = m_socket->GetTxAvailable();
+    m_socket->TraceConnectWithoutContext("RTT", MakeCallback(&TcpMessageChannel::HandleRtt, this));
+}
+
+void
+TcpMessageChannel::HandleRtt(Time, Time rtt)
+{
+    m_rtt = rtt;
+}
+
+Time
+TcpMessageChannel::LastFrameFirstByte() const
+{
+    return m_lastFrameFirstByte;
+}
+
+void
+TcpMessageChannel::CheckDelivered()
+{
+    if (m_closed)
+    {
+        return;
+    }
+    // TCP keeps every byte it was given until the peer acknowledges it, so the bytes it no
+    // longer holds are the acknowledged ones.
+    const uint64_t held = m_txCapacity - std::min(m_txCapacity, m_socket->GetTxAvailable());
+    const uint64_t acknowledged = m_handedBytes - std::min<uint64_t>(m_handedBytes, held);
+    while (!m_inFlight.empty() && m_inFlight.front().end <= acknowledged)
+    {
+        TransferRecord record;
+        record.bytes = m_inFlight.front().bytes;
+        record.handedOver = m_inFlight.front().handedOver;
+        record.acknowledged = Simulator::Now();
+        record.rtt = m_rtt;
+        m_inFlight.pop_front();
+        NotifyDelivered(record);
+    }
 }
 
 void
@@ -59,6 +98,8 @@ TcpMessageChannel::Send(std::vector<uint8_t> message)
     {
         return;
     }
+    m_queuedBytes += message.size();
+    m_inFlight.push_back(InFlight{m_queuedBytes, message.size(), Simulator::Now()});
     m_queue.push_back(std::move(message));
     TrySend();
 }
@@ -83,6 +124,7 @@ TcpMessageChannel::TrySend()
             return;
         }
         m_frontSent += static_cast<size_t>(sent);
+        m_handedBytes += static_cast<uint64_t>(sent);
         if (m_frontSent == front.size())
         {
             m_queue.pop_front();
@@ -94,7 +136,9 @@ TcpMessageChannel::TrySend()
 void
 TcpMessageChannel::HandleSendSpace(Ptr<Socket>, uint32_t)
 {
+    // TCP calls this when an acknowledgement frees buffer space.
     TrySend();
+    CheckDelivered();
 }
 
 void
@@ -110,11 +154,17 @@ TcpMessageChannel::HandleRead(Ptr<Socket> socket)
         }
         m_readBuffer.resize(size);
         packet->CopyData(m_readBuffer.data(), size);
+        if (m_reassembler.Buffered() == 0)
+        {
+            m_frameFirstByte = Simulator::Now();
+        }
         m_reassembler.Append(m_readBuffer);
         try
         {
             while (auto frame = m_reassembler.Next())
             {
+                m_lastFrameFirstByte = m_frameFirstByte;
+                m_frameFirstByte = Simulator::Now(); // a next frame began in this read, if any
                 NotifyFrame(*frame);
                 if (m_closed)
                 {

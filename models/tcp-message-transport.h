@@ -30,6 +30,7 @@ class TcpMessageChannel : public MessageChannel
     /// Sends a TCP reset and releases the connection: the socket's unsent and unacknowledged
     /// bytes are never transmitted.
     void Abort() override;
+    Time LastFrameFirstByte() const override;
 
   protected:
     void DoDispose() override;
@@ -44,6 +45,9 @@ class TcpMessageChannel : public MessageChannel
     void Fail(const std::string& why, bool peerGone);
     /// Stops delivering callbacks from the socket; true if the channel was still open.
     bool Detach();
+    /// Reports the messages whose last byte TCP no longer holds (acknowledged by the peer).
+    void CheckDelivered();
+    void HandleRtt(Time oldRtt, Time newRtt);
 
     Ptr<Socket> m_socket;
     std::deque<std::vector<uint8_t>> m_queue; ///< messages not yet fully handed to TCP
@@ -51,6 +55,22 @@ class TcpMessageChannel : public MessageChannel
     fedran::FrameReassembler m_reassembler;
     std::vector<uint8_t> m_readBuffer;
     bool m_closed = false;
+
+    /// A message sent but not yet reported delivered: its end as a stream offset.
+    struct InFlight
+    {
+        uint64_t end;
+        uint64_t bytes;
+        Time handedOver;
+    };
+
+    std::deque<InFlight> m_inFlight;
+    uint64_t m_queuedBytes = 0; ///< stream bytes passed to Send
+    uint64_t m_handedBytes = 0; ///< stream bytes passed to the socket
+    uint32_t m_txCapacity = 0;  ///< the socket's send buffer, measured empty at Attach
+    Time m_rtt;
+    Time m_frameFirstByte;      ///< arrival of the first byte of the frame being reassembled
+    Time m_lastFrameFirstByte;  ///< the same for the frame last notified
 };
 
 /// Creates TcpMessageChannels: a listening socket on the server, one connection per client.

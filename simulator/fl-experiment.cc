@@ -132,6 +132,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         client->SetAttribute("ClientId", UintegerValue(i));
         client->SetAttribute("Server", AddressValue(serverAddress));
         client->SetAttribute("SamplesPerSecond", DoubleValue(m_samplesPerSecond[i]));
+        client->SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
         client->SetAttribute("Transport", PointerValue(transport));
         const fedran::AvailabilityConfig& availability = group.availability;
         if (availability.dropout > 0.0 || availability.OnOff())
@@ -171,6 +172,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     WritePopulation(outDir, groupNames, m_samplesPerSecond);
 
     FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
+    stats.SetAdaptive(m_config.uplinkCodec.value("type", "") == "adaptive");
     stats.Connect(server, clients, topology);
     stats.SetRoundObserver(std::move(observer));
     std::unique_ptr<LinkSampler> links;

@@ -82,7 +82,13 @@ FlStatsCollector::FlStatsCollector(const std::string& outDir,
                                  "raw_bytes",
                                  "payload_bytes",
                                  "downlink_payload_bytes",
-                                 "codec"});
+                                 "codec",
+                                 "rung",
+                                 "predicted_bps",
+                                 "measured_bps",
+                                 "time_budget_s",
+                                 "deadline_met",
+                                 "skipped"});
 }
 
 void
@@ -163,6 +169,11 @@ FlStatsCollector::UpdateSent(const UpdateSentRecord& record)
     row.gradVariance = record.gradVariance;
     row.rawBytes = record.rawBytes;
     row.payloadBytes += record.frameBytes;
+    row.rung = record.rung;
+    row.skipped = record.skipped;
+    row.predictedBps = record.predictedBps;
+    row.measuredBps = record.measuredBps;
+    row.timeBudgetS = record.timeBudgetS;
 }
 
 void
@@ -188,12 +199,49 @@ FlStatsCollector::UpdateArrival(const UpdateArrivalRecord& record)
     ClientRow& row = it->second;
     row.arrived = true;
     row.fate = record.fate;
+    row.skipped = row.skipped || record.skipped;
     // Late within its own round: a two-exchange codec's first payload after the first
     // ClientsPerRound had closed the first phase.
     if (record.fate == UpdateFate::Accepted || record.fate == UpdateFate::Late)
     {
         row.uploadEndS = Simulator::Now().GetSeconds();
     }
+}
+
+void
+FlStatsCollector::AddAdaptiveColumns(const ClientRow& row)
+{
+    if (!m_adaptive)
+    {
+        for (int i = 0; i < 6; ++i)
+        {
+            m_clients->AddEmpty();
+        }
+        return;
+    }
+    auto addOptional = [this](double value, int digits) {
+        if (value < 0.0)
+        {
+            m_clients->AddEmpty();
+        }
+        else
+        {
+            m_clients->Add(value, digits);
+        }
+    };
+    if (row.rung < 0)
+    {
+        m_clients->AddEmpty();
+    }
+    else
+    {
+        m_clients->Add(uint64_t(row.rung));
+    }
+    addOptional(row.predictedBps, 0);
+    addOptional(row.measuredBps, 0);
+    addOptional(row.timeBudgetS, 6);
+    const bool met = row.arrived && row.fate == UpdateFate::Accepted;
+    m_clients->Add(uint64_t{met}).Add(uint64_t{row.skipped});
 }
 
 void
@@ -214,6 +262,7 @@ FlStatsCollector::WriteClientRow(uint32_t round,
         .Add(row.payloadBytes)
         .Add(row.downlinkBytes)
         .Add(m_uplinkCodec);
+    AddAdaptiveColumns(row);
     m_clients->EndRow();
 }
 

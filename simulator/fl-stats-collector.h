@@ -48,6 +48,12 @@ class FlStatsCollector
                      const std::vector<std::string>& clientGroupNames,
                      const std::string& uplinkCodec);
 
+    /// Fills the adaptive-bitrate columns (rung ... skipped), empty otherwise.
+    void SetAdaptive(bool adaptive)
+    {
+        m_adaptive = adaptive;
+    }
+
     void Connect(Ptr<FlServerApp> server,
                  const std::vector<Ptr<FlClientApp>>& clients,
                  const StarTopology& topology);
@@ -83,6 +89,11 @@ class FlStatsCollector
         uint64_t downlinkBytes = 0;
         UpdateFate fate = UpdateFate::Late;
         bool arrived = false;
+        bool skipped = false;
+        int rung = -1;
+        double predictedBps = -1.0;
+        double measuredBps = -1.0;
+        double timeBudgetS = -1.0;
     };
 
     /// The row of (round, client) if it is still open: of the current round, or late.
@@ -93,11 +104,13 @@ class FlStatsCollector
     void UpdateSent(const UpdateSentRecord& record);
     void UpdateArrival(const UpdateArrivalRecord& record);
     void RoundEnded(const RoundRecord& record);
+    void AddAdaptiveColumns(const ClientRow& row);
     void UplinkTx(Ptr<const Packet> packet);
     void DownlinkTx(Ptr<const Packet> packet);
 
     std::vector<std::string> m_groupNames;
     std::string m_uplinkCodec;
+    bool m_adaptive = false;
     std::unique_ptr<fedran::CsvWriter> m_rounds;
     std::unique_ptr<fedran::CsvWriter> m_clients;
     std::map<uint32_t, ClientRow> m_current; ///< rows of the open round, by client

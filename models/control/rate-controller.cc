@@ -135,7 +135,7 @@ RateController::Decide(const RoundInputs& in, std::span<const RungProfile> rungs
     decision.timeBudgetS = policy == Policy::Throughput
                                ? m_config.targetUploadS.value_or(in.deadlineS)
                                : in.deadlineS - in.computeS - in.elapsedS;
-    decision.predictedBps = m_estimator->PredictBps();
+    decision.predictedBps = in.predictedBps;
     if (!decision.predictedBps && m_config.noHistory == NoHistory::Downlink)
     {
         decision.predictedBps = m_config.initialBps ? m_config.initialBps : in.downlinkBps;

@@ -90,6 +90,9 @@ struct RoundInputs
     /// the client saw it plus half an RTT for the first byte's trip.
     double elapsedS = 0.0;
     std::optional<double> downlinkBps; ///< this round's model download throughput
+    /// The estimator's prediction (RateController::PredictBps) when the inputs were gathered;
+    /// passed in so that Decide can run on a training thread while transfers are recorded.
+    std::optional<double> predictedBps;
     double updateNorm = 0.0;
     double gradVariance = 0.0; ///< tr Cov of the minibatch gradient (local-trainer.h)
     double learningRate = 0.0;
@@ -116,6 +119,7 @@ class RateController
     void AddTransfer(const TransferSample& sample);
 
     /// Chooses this round's rung (or a skip). `rungs` has one profile per ladder rung.
+    /// Touches only the lazy-update state, never the bandwidth estimator.
     Decision Decide(const RoundInputs& in, std::span<const RungProfile> rungs);
 
     std::optional<double> PredictBps() const

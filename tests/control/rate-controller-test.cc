@@ -68,6 +68,14 @@ Round(uint32_t round)
     return in;
 }
 
+/// Decide with the controller's own current prediction, as the client application does.
+Decision
+DecideNow(RateController& controller, RoundInputs in, std::span<const RungProfile> rungs)
+{
+    in.predictedBps = controller.PredictBps();
+    return controller.Decide(in, rungs);
+}
+
 TEST(RateControllerTest, DeadlineFitsTheBudgetWhenBandwidthDropsTenfoldAndClimbsBack)
 {
     ControllerConfig config;
@@ -82,7 +90,7 @@ TEST(RateControllerTest, DeadlineFitsTheBudgetWhenBandwidthDropsTenfoldAndClimbs
     std::vector<size_t> chosen;
     for (uint32_t round = 1; round <= 22; ++round)
     {
-        const Decision d = controller.Decide(Round(round), rungs);
+        const Decision d = DecideNow(controller, Round(round), rungs);
         ASSERT_FALSE(d.skip);
         ASSERT_TRUE(d.timeBudgetS);
         EXPECT_DOUBLE_EQ(*d.timeBudgetS, budget);
@@ -123,13 +131,13 @@ TEST(RateControllerTest, DeadlineBudgetShrinksWithComputeAndElapsedTime)
     config.initialBps = 1e6;
     RateController controller(config);
     RoundInputs in = Round(1);
-    EXPECT_EQ(controller.Decide(in, Ladder()).rung, 0u);
+    EXPECT_EQ(DecideNow(controller, in, Ladder()).rung, 0u);
     in.computeS = 9.0; // 0.5 s left: 400 kbit fit, 8-bit's 800 kbit do not
-    const Decision d = controller.Decide(in, Ladder());
+    const Decision d = DecideNow(controller, in, Ladder());
     EXPECT_DOUBLE_EQ(*d.timeBudgetS, 0.5);
     EXPECT_EQ(d.rung, 2u);
     in.computeS = 20.0; // past the deadline: nothing fits, send the coarsest rung
-    EXPECT_EQ(controller.Decide(in, Ladder()).rung, 3u);
+    EXPECT_EQ(DecideNow(controller, in, Ladder()).rung, 3u);
 }
 
 TEST(RateControllerTest, ThroughputUsesItsTargetNotTheDeadline)
@@ -141,7 +149,7 @@ TEST(RateControllerTest, ThroughputUsesItsTargetNotTheDeadline)
     controller.AddTransfer(AtBps(1e6));
     RoundInputs in = Round(1);
     in.computeS = 100.0; // ignored by the throughput policy
-    const Decision d = controller.Decide(in, Ladder());
+    const Decision d = DecideNow(controller, in, Ladder());
     EXPECT_DOUBLE_EQ(*d.timeBudgetS, 0.5);
     EXPECT_EQ(d.rung, 2u); // 1 Mbps x 0.5 s x 0.8 = 400 kbit: 8-bit's 800 kbit do not fit
 }
@@ -167,7 +175,7 @@ TEST(RateControllerTest, FixedIgnoresBandwidth)
     config.fixedRung = 1;
     RateController controller(config);
     controller.AddTransfer(AtBps(10.0));
-    const Decision d = controller.Decide(Round(1), Ladder());
+    const Decision d = DecideNow(controller, Round(1), Ladder());
     EXPECT_EQ(d.rung, 1u);
     EXPECT_FALSE(d.predictedBps);
 }
@@ -190,17 +198,17 @@ TEST(RateControllerTest, VarianceSpendsBitsWhenTheUpdateIsClean)
     config.policy = Policy::Variance;
     RateController controller(config);
     // Clean update (noise 1e-7 of its size): only the lossless rung adds less.
-    Decision d = controller.Decide(NoisyRound(1e-7), Ladder());
+    Decision d = DecideNow(controller, NoisyRound(1e-7), Ladder());
     EXPECT_NEAR(*d.noiseRatio, 1e-7, 1e-12);
     EXPECT_EQ(d.rung, 0u);
     // Noise at 1e-3: 8-bit's 1e-5 is masked, top_k's 0.9 is not.
-    EXPECT_EQ(controller.Decide(NoisyRound(1e-3), Ladder()).rung, 1u);
+    EXPECT_EQ(DecideNow(controller, NoisyRound(1e-3), Ladder()).rung, 1u);
     // Noise above everything: the coarsest rung that stays under it (sign at 0.4 < 0.5).
-    EXPECT_EQ(controller.Decide(NoisyRound(0.5), Ladder()).rung, 3u);
+    EXPECT_EQ(DecideNow(controller, NoisyRound(0.5), Ladder()).rung, 3u);
     // Noise dwarfs every rung: the last one.
-    EXPECT_EQ(controller.Decide(NoisyRound(5.0), Ladder()).rung, 3u);
+    EXPECT_EQ(DecideNow(controller, NoisyRound(5.0), Ladder()).rung, 3u);
     // No variance measured: most faithful.
-    EXPECT_EQ(controller.Decide(Round(1), Ladder()).rung, 0u);
+    EXPECT_EQ(DecideNow(controller, Round(1), Ladder()).rung, 0u);
 }
 
 TEST(RateControllerTest, HybridTakesTheCoarserOfVarianceAndBandwidth)
@@ -209,11 +217,11 @@ TEST(RateControllerTest, HybridTakesTheCoarserOfVarianceAndBandwidth)
     config.policy = Policy::Hybrid;
     RateController controller(config);
     controller.AddTransfer(AtBps(1e6)); // budget fits the full update
-    EXPECT_EQ(controller.Decide(NoisyRound(1e-3), Ladder()).rung, 1u);
-    EXPECT_EQ(controller.Decide(NoisyRound(1e-7), Ladder()).rung, 0u);
+    EXPECT_EQ(DecideNow(controller, NoisyRound(1e-3), Ladder()).rung, 1u);
+    EXPECT_EQ(DecideNow(controller, NoisyRound(1e-7), Ladder()).rung, 0u);
     RateController slow(config);
     slow.AddTransfer(AtBps(1e5)); // only 8 kB fits
-    EXPECT_EQ(slow.Decide(NoisyRound(1e-7), Ladder()).rung, 2u);
+    EXPECT_EQ(DecideNow(slow, NoisyRound(1e-7), Ladder()).rung, 2u);
 }
 
 TEST(RateControllerTest, RungScheduleRestrictsByRound)
@@ -222,10 +230,10 @@ TEST(RateControllerTest, RungScheduleRestrictsByRound)
     config.initialBps = 1e9;
     config.rungSchedule = {{1, 0, 0}, {3, 1, 3}, {5, 0, 3}};
     RateController controller(config);
-    EXPECT_EQ(controller.Decide(Round(1), Ladder()).rung, 0u);
-    EXPECT_EQ(controller.Decide(Round(3), Ladder()).rung, 1u);
-    EXPECT_EQ(controller.Decide(Round(4), Ladder()).rung, 1u);
-    EXPECT_EQ(controller.Decide(Round(5), Ladder()).rung, 0u);
+    EXPECT_EQ(DecideNow(controller, Round(1), Ladder()).rung, 0u);
+    EXPECT_EQ(DecideNow(controller, Round(3), Ladder()).rung, 1u);
+    EXPECT_EQ(DecideNow(controller, Round(4), Ladder()).rung, 1u);
+    EXPECT_EQ(DecideNow(controller, Round(5), Ladder()).rung, 0u);
     // Even with no bandwidth the restriction holds.
     config.initialBps = 1.0;
     config.rungSchedule = {{1, 0, 1}};
@@ -246,7 +254,7 @@ TEST(RateControllerTest, NearZeroUpdatesSkipButNeverMoreThanMaxStalenessInARow)
     {
         RoundInputs in = Round(round);
         in.updateNorm = round <= 3 ? 1.0 : 1e-6; // training stalls after round 3
-        const Decision d = controller.Decide(in, Ladder());
+        const Decision d = DecideNow(controller, in, Ladder());
         pattern.push_back(d.skip);
         inARow = d.skip ? inARow + 1 : 0;
         skips += d.skip;
@@ -271,7 +279,7 @@ TEST(RateControllerTest, NormalUpdatesDoNotSkip)
     {
         RoundInputs in = Round(round);
         in.updateNorm = 1.0 + 0.3 * (round % 3);
-        EXPECT_FALSE(controller.Decide(in, Ladder()).skip);
+        EXPECT_FALSE(DecideNow(controller, in, Ladder()).skip);
     }
 }
 
