@@ -98,8 +98,8 @@ class AdaptiveLadderCodec : public LadderCodec
                 Rng& rng,
                 std::vector<uint8_t>& out) override
     {
-        out.push_back(static_cast<uint8_t>(m_selected));
         m_rungs[m_selected]->Encode(layout, update, rng, out);
+        out.push_back(static_cast<uint8_t>(m_selected));
     }
 
     void Decode(const TensorLayout& layout,
@@ -110,24 +110,16 @@ class AdaptiveLadderCodec : public LadderCodec
         {
             throw DecodeError("adaptive: empty payload (a skipped round) has no update", 0);
         }
-        const size_t rung = payload[0];
+        // The rung index trails the rung's own payload, so the rung's byte offsets (and its
+        // error messages) are those of the whole payload.
+        const size_t rung = payload.back();
         if (rung >= m_rungs.size())
         {
             throw DecodeError("adaptive: rung " + std::to_string(rung) + " beyond the " +
                                   std::to_string(m_rungs.size()) + "-rung ladder",
-                              0);
+                              payload.size() - 1);
         }
-        try
-        {
-            m_rungs[rung]->Decode(layout, payload.subspan(1), out);
-        }
-        catch (const DecodeError& e)
-        {
-            // Offsets in the whole payload: the rung's own start one byte in.
-            throw DecodeError(std::string("adaptive rung ") + std::to_string(rung) + ": " +
-                                  e.what(),
-                              e.Offset() + 1);
-        }
+        m_rungs[rung]->Decode(layout, payload.first(payload.size() - 1), out);
         if (m_reuseOnSkip)
         {
             m_last.assign(out.begin(), out.end());

@@ -4,7 +4,7 @@
 // The "adaptive" uplink codec: a ladder of codec specs ("rungs", ordered from most to least
 // faithful) of which the client picks one per round (models/control/ decides which).
 //
-// Payload: u8 rung index, then that rung's own payload. An empty payload is a skipped round
+// Payload: the chosen rung's own payload, then one byte: the rung index. An empty payload is a skipped round
 // (a lazy update): the server either reuses the client's last decoded update ("on_skip":
 // "reuse") or leaves the client out of the round ("omit").
 //
