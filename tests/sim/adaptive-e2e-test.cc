@@ -108,5 +108,82 @@ TEST(Adaptive, LazyUpdatesSkipAtMostMaxStalenessInARowAndTheServerReusesThem)
     EXPECT_GT(std::stod(rounds.back().at("test_accuracy")), 0.6);
 }
 
+/// Rows of `clients` in `round` with `status`, and how many of them are skips.
+std::pair<int, int>
+CountRows(const std::vector<std::map<std::string, std::string>>& clients,
+          const std::string& round,
+          const std::string& status)
+{
+    int rows = 0;
+    int skips = 0;
+    for (const auto& row : clients)
+    {
+        if (row.at("round") == round && row.at("status") == status)
+        {
+            ++rows;
+            skips += row.at("skipped") == "1";
+        }
+    }
+    return {rows, skips};
+}
+
+class AdaptiveOverSelect : public ::testing::TestWithParam<std::string>
+{
+};
+
+// With over-selection the round closes at its K-th update. A reused skip is an update (the
+// client's last one) and counts toward K; an omitted skip adds nothing, so the round waits
+// for another client (or for everyone selected, or the deadline).
+TEST_P(AdaptiveOverSelect, SkipsCountTowardKOnlyWhenReused)
+{
+    const std::string onSkip = GetParam();
+    TempDir dir("adaptive-overselect");
+    nlohmann::json s = TinyScenario(6, 3, 5);
+    s["server"]["over_select"] = 2.0;
+    s["clients"]["groups"][0]["compute"]["samples_per_second"] = {
+        {"dist", "lognormal"}, {"median", 6000}, {"sigma", 0.6}};
+    WriteFile(dir.Path() / "s.json", s.dump());
+    CommandResult r = RunFedran(
+        "run s.json --out out --quiet " +
+            Uplink("\"policy\":\"fixed\",\"skip_ratio\":1.0,\"max_staleness\":1,"
+                   "\"on_skip\":\"" + onSkip + "\""),
+        dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    const auto clients = ReadCsv(dir.Path() / "out" / "clients.csv");
+    int skips = 0;
+    int roundsBeyondK = 0; // rounds that took more than K completed uploads
+    for (const auto& round : ReadCsv(dir.Path() / "out" / "rounds.csv"))
+    {
+        const std::string n = round.at("round");
+        const int selected = std::stoi(round.at("selected"));
+        const int participants = std::stoi(round.at("participants"));
+        const auto [completed, skipped] = CountRows(clients, n, "completed");
+        const int late = CountRows(clients, n, "late").first;
+        ASSERT_GE(selected, 3) << "round " << n;
+        EXPECT_EQ(completed + late, selected) << "round " << n;
+        skips += skipped;
+        roundsBeyondK += completed > 3;
+        if (onSkip == "reuse")
+        {
+            EXPECT_EQ(participants, completed) << "round " << n;
+            EXPECT_EQ(completed, 3) << "round " << n;
+        }
+        else
+        {
+            EXPECT_EQ(participants, completed - skipped) << "round " << n;
+            EXPECT_LE(participants, 3) << "round " << n;
+            // Fewer than K updates: the round waited for every selected client.
+            EXPECT_TRUE(participants == 3 || late == 0) << "round " << n;
+        }
+    }
+    EXPECT_GE(skips, 1);
+    if (onSkip == "omit")
+    {
+        EXPECT_GE(roundsBeyondK, 1) << "omitted skips never made a round wait past K uploads";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(OnSkip, AdaptiveOverSelect, ::testing::Values("reuse", "omit"));
+
 } // namespace
 } // namespace fedran::test
