@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Writes the LTE-uplink backhaul traces of scenarios/trace-driven.json (run from the
-repository root: /usr/bin/python3 scenarios/traces/make-lte-traces.py).
+"""Writes the LTE-uplink backhaul traces of scenarios/trace-driven.json into this folder (or
+--out DIR): /usr/bin/python3 scenarios/traces/make-lte-traces.py [--out DIR]. The shipped files
+are its output; a test checks that it still writes them byte for byte.
 
 A small cell site backhauled over a commercial LTE network sees the uplink share the macro
 cell's scheduler gives it. Each trace is 300 s at 1 s resolution (time_s,rate_bps,delay_ms),
@@ -18,6 +19,7 @@ measurements; synthetic, not a capture):
 - One-way delay: 20 ms (uplink scheduling grant, S1 to the core) + 8 ms per other active
   user (queueing in the busier cell) + 0-5 ms jitter.
 """
+import argparse
 import os
 
 import numpy as np
@@ -50,7 +52,10 @@ def trace(mean_sinr_db, seed):
 
 
 def main():
-    folder = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)),
+                        help="folder to write the traces into (default: this script's)")
+    folder = parser.parse_args().out
     for name, (mean_sinr_db, seed) in TRACES.items():
         with open(os.path.join(folder, name), "w") as out:
             out.write("time_s,rate_bps,delay_ms\n" + "\n".join(trace(mean_sinr_db, seed)) + "\n")
