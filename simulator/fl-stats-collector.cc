@@ -1,5 +1,7 @@
 #include "simulator/fl-stats-collector.h"
 
+#include "models/background-source.h"
+
 #include <ns3/callback.h>
 #include <ns3/simulator.h>
 
@@ -281,13 +283,13 @@ FlStatsCollector::Finish()
 void
 FlStatsCollector::UplinkTx(Ptr<const Packet> packet)
 {
-    m_uplinkWire += packet->GetSize();
+    m_uplinkWire += BackgroundTag::IsBackground(packet) ? 0 : packet->GetSize();
 }
 
 void
 FlStatsCollector::DownlinkTx(Ptr<const Packet> packet)
 {
-    m_downlinkWire += packet->GetSize();
+    m_downlinkWire += BackgroundTag::IsBackground(packet) ? 0 : packet->GetSize();
 }
 
 void

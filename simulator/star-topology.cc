@@ -126,6 +126,7 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
         Ipv4InterfaceContainer ifs = AssignAndSetQueues(backhaulAddresses, devices);
         backhaulAddresses.NewNetwork();
         SetDefaultRoute(m_clients.Get(i), ifs.GetAddress(1));
+        m_background.Install(m_links.back(), link);
     }
 }
 
@@ -137,7 +138,8 @@ StarTopology::AssignStreams(int64_t stream)
     {
         used += model->AssignStreams(stream + used);
     }
-    return used;
+    // After the links': a scenario without background keeps its stream numbers.
+    return used + m_background.AssignStreams(stream + used);
 }
 
 } // namespace ns3

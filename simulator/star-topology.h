@@ -2,6 +2,7 @@
 #define FEDRAN_SIMULATOR_STAR_TOPOLOGY_H
 
 #include "models/links/backhaul-link.h"
+#include "simulator/background-traffic.h"
 #include "simulator/scenario/scenario.h"
 
 #include <ns3/ipv4-address.h>
@@ -79,7 +80,7 @@ class StarTopology
         return m_links[i];
     }
 
-    /// Fixes the random streams of every link; returns the number used.
+    /// Fixes the random streams of every link and its background; returns the number used.
     int64_t AssignStreams(int64_t stream);
 
   private:
@@ -93,6 +94,7 @@ class StarTopology
     std::vector<Ptr<NetDevice>> m_routerDevices;
     std::vector<InstalledLink> m_links;
     std::map<std::string, std::unique_ptr<BackhaulLink>> m_linkModels; ///< one per link type
+    BackgroundTraffic m_background;
 };
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ namespace fedran
 uint32_t ReadUint32(const nlohmann::json& value,
                     const std::string& path,
                     std::vector<std::string>& errors);
+
+/// backhaul.background of a validated backhaul object at `path`; nullopt without one.
+std::optional<BackgroundConfig> ReadBackground(const nlohmann::json& backhaul,
+                                               const std::string& path,
+                                               std::vector<std::string>& errors);
 
 /// "data", "model" and "training" (needs config.rounds already read, for the cosine schedule).
 void ReadLearning(const nlohmann::json& scenario,

@@ -188,6 +188,8 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
                 ReadAvailability(group.at("availability"), path + ".availability", errors);
         }
         groupConfig.backhaul = ReadLink(group.at("backhaul"), path + ".backhaul");
+        groupConfig.backhaul.background =
+            ReadBackground(group.at("backhaul"), path + ".backhaul", errors);
         config.groups.push_back(std::move(groupConfig));
     }
 

@@ -29,6 +29,25 @@ class ScenarioError : public std::runtime_error
     using std::runtime_error::runtime_error;
 };
 
+/// Background traffic on one backhaul link (backhaul.background; docs/links.md).
+struct BackgroundConfig
+{
+    double load = 0.0;      ///< long-run mean wire rate per direction / nominal capacity
+    bool onOff = false;     ///< pattern "on_off" (else "constant")
+    double meanOnS = 1.0;   ///< on_off: mean on period
+    double meanOffS = 1.0;  ///< on_off: mean off period
+    bool uplink = true;     ///< client to router
+    bool downlink = true;   ///< router to client
+    uint32_t packetBytes = 1400; ///< UDP payload
+
+    /// The sending rate during on periods (all the time for "constant"), as a fraction of
+    /// the capacity: load / duty cycle.
+    double PeakFraction() const
+    {
+        return onOff ? load * (meanOnS + meanOffS) / meanOnS : load;
+    }
+};
+
 struct LinkConfig
 {
     std::string type;      ///< "p2p", "microwave", "trace": a model in models/links/
@@ -38,6 +57,7 @@ struct LinkConfig
     /// The whole validated backhaul object: link models read their own keys from it.
     nlohmann::json spec = nlohmann::json::object();
     std::string path;      ///< JSON path of the object ("clients.groups.0.backhaul"), for errors
+    std::optional<BackgroundConfig> background; ///< none without a "background" key
 };
 
 /// When a group's clients can take part (clients.groups[].availability).

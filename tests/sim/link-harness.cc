@@ -25,11 +25,17 @@ struct Sampler
     const StarTopology* topology = nullptr;
     double intervalS = 0.0;
     uint64_t bytes = 0;
+    uint64_t downlinkBytes = 0;
     std::vector<LinkSample> samples;
 
     void Received(Ptr<const Packet> packet)
     {
         bytes += packet->GetSize();
+    }
+
+    void ReceivedDownlink(Ptr<const Packet> packet)
+    {
+        downlinkBytes += packet->GetSize();
     }
 
     void Sample()
@@ -38,9 +44,11 @@ struct Sampler
         samples.push_back({Simulator::Now().GetSeconds() - intervalS,
                            Simulator::Now().GetSeconds(),
                            bytes * 8.0 / intervalS,
+                           downlinkBytes * 8.0 / intervalS,
                            link.capacityBps(),
                            link.snrDb()});
         bytes = 0;
+        downlinkBytes = 0;
         Simulator::Schedule(Seconds(intervalS), &Sampler::Sample, this);
     }
 };
@@ -70,6 +78,9 @@ RunLink(const nlohmann::json& backhaul, const LinkRunOptions& options)
     topology.GetRouterDevice(0)->TraceConnectWithoutContext(
         "PhyRxEnd",
         MakeCallback(&Sampler::Received, &sampler));
+    topology.GetClientDevice(0)->TraceConnectWithoutContext(
+        "PhyRxEnd",
+        MakeCallback(&Sampler::ReceivedDownlink, &sampler));
     if (options.upload)
     {
         const uint16_t port = 9000;

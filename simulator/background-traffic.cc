@@ -1,0 +1,75 @@
+#include "simulator/background-traffic.h"
+
+#include <ns3/inet-socket-address.h>
+#include <ns3/ipv4.h>
+#include <ns3/packet-sink-helper.h>
+#include <ns3/uinteger.h>
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// The IPv4 address of `device` on its link.
+Ipv4Address
+AddressOf(Ptr<NetDevice> device)
+{
+    Ptr<Ipv4> ipv4 = device->GetNode()->GetObject<Ipv4>();
+    const int32_t interface = ipv4 ? ipv4->GetInterfaceForDevice(device) : -1;
+    if (interface < 0)
+    {
+        throw std::logic_error("background traffic needs an IPv4 address on each link end");
+    }
+    return ipv4->GetAddress(interface, 0).GetLocal();
+}
+
+} // namespace
+
+void
+BackgroundTraffic::Install(const InstalledLink& link, const fedran::LinkConfig& config)
+{
+    if (!config.background || config.background->load <= 0.0)
+    {
+        return;
+    }
+    const fedran::BackgroundConfig& bg = *config.background;
+    const double peakBps = bg.PeakFraction() * static_cast<double>(link.nominalRateBps);
+    const Time interval = Seconds((bg.packetBytes + kWireOverhead) * 8.0 / peakBps);
+    auto installDirection = [&](Ptr<NetDevice> from, Ptr<NetDevice> to) {
+        // The sink binds to the address of this link's end: the router has one per link.
+        const InetSocketAddress sinkAddress(AddressOf(to), kPort);
+        PacketSinkHelper("ns3::UdpSocketFactory", sinkAddress).Install(to->GetNode());
+        Ptr<BackgroundSource> source = CreateObject<BackgroundSource>();
+        source->SetAttribute("Remote", AddressValue(sinkAddress));
+        source->SetAttribute("PacketSize", UintegerValue(bg.packetBytes));
+        source->SetAttribute("Interval", TimeValue(interval));
+        source->SetAttribute("MeanOnTime", TimeValue(Seconds(bg.meanOnS)));
+        source->SetAttribute("MeanOffTime", TimeValue(Seconds(bg.onOff ? bg.meanOffS : 0.0)));
+        from->GetNode()->AddApplication(source);
+        m_sources.push_back(source);
+    };
+    if (bg.uplink)
+    {
+        installDirection(link.devices.Get(0), link.devices.Get(1));
+    }
+    if (bg.downlink)
+    {
+        installDirection(link.devices.Get(1), link.devices.Get(0));
+    }
+}
+
+int64_t
+BackgroundTraffic::AssignStreams(int64_t stream)
+{
+    int64_t used = 0;
+    for (Ptr<BackgroundSource>& source : m_sources)
+    {
+        used += source->AssignStreams(stream + used);
+    }
+    return used;
+}
+
+} // namespace ns3
