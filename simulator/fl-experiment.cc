@@ -10,6 +10,7 @@
 #include "simulator/federated-task-builder.h"
 #include "simulator/fl-stats-collector.h"
 #include "simulator/link-sampler.h"
+#include "simulator/packet-capture.h"
 #include "simulator/star-topology.h"
 
 #include <ns3/config.h>
@@ -180,9 +181,11 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     {
         links = std::make_unique<LinkSampler>(outDir, topology, m_config.linkSampleS);
     }
+    PacketCapture capture(outDir, topology, m_config.pcapLinks, m_config.flowmon);
     server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));
 
     Simulator::Run();
+    capture.Finish();
     stats.Finish();
     RunTotals totals = stats.Totals();
     Simulator::Destroy();

@@ -69,15 +69,17 @@ LoadConfig(const CommonOptions& options)
 class OutputFolder
 {
   public:
-    explicit OutputFolder(const std::string& dir)
-        : m_dir(dir),
-          m_existed(std::filesystem::exists(dir))
+    explicit OutputFolder(const fedran::ScenarioConfig& config)
+        : m_dir(config.outputDir),
+          m_pcapLinks(config.pcapLinks),
+          m_existed(std::filesystem::exists(m_dir))
     {
         std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-        if (ec || !std::filesystem::is_directory(dir))
+        std::filesystem::create_directories(m_dir, ec);
+        if (ec || !std::filesystem::is_directory(m_dir))
         {
-            throw fedran::BadInput("output.dir: cannot create folder '" + dir + "': " + ec.message());
+            throw fedran::BadInput("output.dir: cannot create folder '" + m_dir +
+                                   "': " + ec.message());
         }
     }
 
@@ -90,15 +92,26 @@ class OutputFolder
             std::filesystem::remove_all(m_dir, ec);
             return;
         }
-        for (const char* name :
-             {"rounds.csv", "clients.csv", "partition.csv", "links.csv", "run.json", "run.json.tmp"})
+        for (const char* name : {"rounds.csv",
+                                 "clients.csv",
+                                 "partition.csv",
+                                 "population.csv",
+                                 "links.csv",
+                                 "flowmon.xml",
+                                 "run.json",
+                                 "run.json.tmp"})
         {
             std::filesystem::remove(std::filesystem::path(m_dir) / name, ec);
+        }
+        for (const std::string& direction : m_pcapLinks)
+        {
+            std::filesystem::remove(std::filesystem::path(m_dir) / (direction + ".pcap"), ec);
         }
     }
 
   private:
     std::string m_dir;
+    std::vector<std::string> m_pcapLinks; ///< output.pcap: <direction>.pcap files
     bool m_existed;
 };
 
@@ -110,7 +123,7 @@ RunCommand(const CommonOptions& options, bool quiet)
     ns3::FlExperiment experiment(config, options.threads);
     experiment.Prepare();
 
-    OutputFolder folder(config.outputDir);
+    OutputFolder folder(config);
     ns3::ProgressReporter progress(stderr,
                                    ns3::ProgressReporter::ModeFor(STDERR_FILENO, quiet),
                                    config.rounds);

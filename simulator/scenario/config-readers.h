@@ -26,6 +26,12 @@ std::optional<BackgroundConfig> ReadBackground(const nlohmann::json& backhaul,
                                                const std::string& path,
                                                std::vector<std::string>& errors);
 
+/// output.pcap and output.flowmon, for a scenario of `clients` clients.
+void ReadCaptureOutputs(const nlohmann::json& output,
+                        uint64_t clients,
+                        ScenarioConfig& config,
+                        std::vector<std::string>& errors);
+
 /// "data", "model" and "training" (needs config.rounds already read, for the cosine schedule).
 void ReadLearning(const nlohmann::json& scenario,
                   ScenarioConfig& config,

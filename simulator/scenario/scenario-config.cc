@@ -211,6 +211,12 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.outputDir =
         output.contains("dir") ? output.at("dir").get<std::string>() : "results/" + config.name;
     config.linkSampleS = output.at("link_sample_s").get<double>();
+    uint64_t clients = 0;
+    for (const ClientGroupConfig& group : config.groups)
+    {
+        clients += group.count;
+    }
+    ReadCaptureOutputs(output, clients, config, errors);
     return config;
 }
 

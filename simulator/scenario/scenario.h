@@ -144,6 +144,10 @@ struct ScenarioConfig
 
     std::string outputDir;
     double linkSampleS = 1.0; ///< output.link_sample_s: links.csv period; 0 = no links.csv
+    /// output.pcap: the link directions to capture, named as in links.csv ("core-up",
+    /// "client-3-down"), in that order; empty: no pcap files.
+    std::vector<std::string> pcapLinks;
+    bool flowmon = false; ///< output.flowmon: write flowmon.xml
 
     /// The whole scenario after overrides and defaults: what run.json records.
     nlohmann::json resolved;

@@ -74,6 +74,7 @@ TEST(ToConfig, Quickstart)
                                {"server_beta1", 0.9},
                                {"server_beta2", 0.99},
                                {"server_tau", 0.001}});
+    resolved["output"].update({{"pcap", false}, {"flowmon", false}});
     EXPECT_FALSE(config.downlinkClientView);
     EXPECT_EQ(config.resolved, resolved) << json::diff(resolved, config.resolved).dump();
 }

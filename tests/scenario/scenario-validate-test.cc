@@ -34,7 +34,8 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     json expected = scenario;
     ValidateScenario(scenario);
     // Quickstart spells out every default but the partition settings other than iid's, the
-    // synthetic generator, the training options beyond plain SGD and the downlink reference.
+    // synthetic generator, the training options beyond plain SGD, the downlink reference and
+    // the packet captures.
     expected["data"]["partition"].update({{"alpha", 0.5},
                                           {"min_samples", 10},
                                           {"shards_per_client", 2},
@@ -51,6 +52,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
                                {"server_beta1", 0.9},
                                {"server_beta2", 0.99},
                                {"server_tau", 0.001}});
+    expected["output"].update({{"pcap", false}, {"flowmon", false}});
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
 }
 
@@ -87,7 +89,7 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
                     "transport": "tcp"},
         "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
                         "downlink_reference": "model"},
-        "output": {"link_sample_s": 1}
+        "output": {"link_sample_s": 1, "pcap": false, "flowmon": false}
     })");
     expected["data"]["synthetic"] = json::parse(kSyntheticDefaults);
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
