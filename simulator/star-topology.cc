@@ -10,7 +10,10 @@
 #include <ns3/point-to-point-net-device.h>
 #include <ns3/queue-size.h>
 #include <ns3/traffic-control-helper.h>
+#include <ns3/type-id.h>
+#include <ns3/uinteger.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -20,20 +23,50 @@ namespace
 {
 
 /**
+ * Packets an end host's queue may hold: the send buffers of all its TCP connections, and at
+ * least a Linux txqueuelen (1000). A Linux host never drops its own TCP packets: TCP small
+ * queues keep each socket's share of the qdisc to a few packets and a full qdisc pushes back
+ * into the socket buffer. ns-3 TCP has neither and pushes its whole window into the device,
+ * so a smaller queue would drop at the sender itself; the server, which starts a download to
+ * every selected client at once, would then lose a retransmission timeout (1 s) in most rounds.
+ */
+uint32_t
+HostQueuePackets(uint32_t connections)
+{
+    const TypeId tcp = TypeId::LookupByName("ns3::TcpSocket");
+    TypeId::AttributeInformation info;
+    uint64_t sndBuf = 0;
+    uint64_t segment = 0;
+    if (tcp.LookupAttributeByName("SndBufSize", &info))
+    {
+        sndBuf = DynamicCast<const UintegerValue>(info.initialValue)->Get();
+    }
+    if (tcp.LookupAttributeByName("SegmentSize", &info))
+    {
+        segment = DynamicCast<const UintegerValue>(info.initialValue)->Get();
+    }
+    const uint64_t perConnection = segment > 0 ? (sndBuf + segment - 1) / segment : 0;
+    return static_cast<uint32_t>(std::max<uint64_t>(1000, connections * perConnection));
+}
+
+/**
  * Assigns addresses and sets the queues. Address assignment installs fq_codel on every device;
  * instead, the router's ports buffer in a plain FIFO (the device's DropTail queue of 100
- * packets), like a radio or switch port, and each end host (devices[0]) gets a 1000-packet
- * pfifo_fast, like a Linux host's default. The host queue matters because ns-3 TCP, unlike
- * Linux with TCP small queues, pushes its whole window into the local device: CoDel would drop
- * those packets (and a 100-packet device queue would overflow) at the sender itself.
+ * packets), like a radio or switch port, and each end host (devices[0]) gets a pfifo_fast
+ * sized by HostQueuePackets, because CoDel would drop TCP's window at the sender itself.
  */
 Ipv4InterfaceContainer
-AssignAndSetQueues(Ipv4AddressHelper& addresses, const NetDeviceContainer& devices)
+AssignAndSetQueues(Ipv4AddressHelper& addresses,
+                   const NetDeviceContainer& devices,
+                   uint32_t hostConnections)
 {
     Ipv4InterfaceContainer ifs = addresses.Assign(devices);
     TrafficControlHelper().Uninstall(devices);
     TrafficControlHelper host;
-    host.SetRootQueueDisc("ns3::PfifoFastQueueDisc");
+    host.SetRootQueueDisc(
+        "ns3::PfifoFastQueueDisc",
+        "MaxSize",
+        QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, HostQueuePackets(hostConnections))));
     host.Install(devices.Get(0));
     return ifs;
 }
@@ -99,7 +132,7 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
     core.SetChannelAttribute("Delay", TimeValue(Seconds(config.network.coreDelayS)));
     NetDeviceContainer coreDevices = core.Install(m_server.Get(0), m_router.Get(0));
     Ipv4AddressHelper coreAddresses("10.0.0.0", "255.255.255.252");
-    Ipv4InterfaceContainer coreIfs = AssignAndSetQueues(coreAddresses, coreDevices);
+    Ipv4InterfaceContainer coreIfs = AssignAndSetQueues(coreAddresses, coreDevices, clientGroup.size());
     m_coreRouterDevice = coreDevices.Get(1);
     m_coreQueue = InstallCoreQueue(m_coreRouterDevice, config.network);
     m_serverAddress = coreIfs.GetAddress(0);
@@ -123,7 +156,7 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
         const NetDeviceContainer& devices = m_links.back().devices;
         m_clientDevices.push_back(devices.Get(0));
         m_routerDevices.push_back(devices.Get(1));
-        Ipv4InterfaceContainer ifs = AssignAndSetQueues(backhaulAddresses, devices);
+        Ipv4InterfaceContainer ifs = AssignAndSetQueues(backhaulAddresses, devices, 1);
         backhaulAddresses.NewNetwork();
         SetDefaultRoute(m_clients.Get(i), ifs.GetAddress(1));
         m_background.Install(m_links.back(), link);

@@ -6,10 +6,15 @@
 #include <ns3/bulk-send-helper.h>
 #include <ns3/config.h>
 #include <ns3/inet-socket-address.h>
+#include <ns3/ipv4.h>
 #include <ns3/packet-sink-helper.h>
 #include <ns3/packet-sink.h>
+#include <ns3/point-to-point-net-device.h>
+#include <ns3/queue.h>
+#include <ns3/queue-disc.h>
 #include <ns3/rng-seed-manager.h>
 #include <ns3/simulator.h>
+#include <ns3/traffic-control-layer.h>
 #include <ns3/uinteger.h>
 
 namespace fedran::test
@@ -53,8 +58,21 @@ BulkConfig(uint32_t clients,
     return ToConfig(scenario);
 }
 
+namespace
+{
+
+/// Drops in the server's queue discipline and device queue toward the core.
+uint64_t
+ServerDrops(const StarTopology& topology)
+{
+    Ptr<Node> server = topology.GetServer();
+    Ptr<PointToPointNetDevice> device = DynamicCast<PointToPointNetDevice>(server->GetDevice(1));
+    Ptr<QueueDisc> qdisc = server->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(device);
+    return qdisc->GetStats().nTotalDroppedPackets + device->GetQueue()->GetTotalDroppedPackets();
+}
+
 BulkResult
-RunBulkUploads(const ScenarioConfig& config, uint64_t bytes, double stopS)
+RunBulk(const ScenarioConfig& config, uint64_t bytes, double stopS, bool upload)
 {
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
@@ -68,25 +86,46 @@ RunBulkUploads(const ScenarioConfig& config, uint64_t bytes, double stopS)
     const uint16_t port = 9000;
     PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
                                 InetSocketAddress(Ipv4Address::GetAny(), port));
-    Ptr<PacketSink> sink = DynamicCast<PacketSink>(sinkHelper.Install(topology.GetServer()).Get(0));
     Counter counter;
     counter.expected = bytes * clients;
-    sink->TraceConnectWithoutContext("Rx", MakeCallback(&Counter::Rx, &counter));
+    BulkSendHelper bulk("ns3::TcpSocketFactory", Address());
+    bulk.SetAttribute("MaxBytes", UintegerValue(bytes));
+    bulk.SetAttribute("SendSize", UintegerValue(1448 * 8));
     for (uint32_t i = 0; i < clients; ++i)
     {
-        BulkSendHelper bulk("ns3::TcpSocketFactory",
-                            InetSocketAddress(topology.GetServerAddress(), port));
-        bulk.SetAttribute("MaxBytes", UintegerValue(bytes));
-        bulk.SetAttribute("SendSize", UintegerValue(1448 * 8));
-        bulk.Install(topology.GetClient(i));
+        Ptr<Node> sender = upload ? topology.GetClient(i) : topology.GetServer();
+        Ptr<Node> receiver = upload ? topology.GetServer() : topology.GetClient(i);
+        if (!upload || i == 0)
+        {
+            Ptr<PacketSink> sink = DynamicCast<PacketSink>(sinkHelper.Install(receiver).Get(0));
+            sink->TraceConnectWithoutContext("Rx", MakeCallback(&Counter::Rx, &counter));
+        }
+        const Ipv4Address to = receiver->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+        bulk.SetAttribute("Remote", AddressValue(InetSocketAddress(to, port)));
+        bulk.Install(sender);
     }
     Simulator::Stop(Seconds(stopS));
     Simulator::Run();
     BulkResult result;
     result.doneS = counter.doneS;
     result.coreDrops = topology.GetCoreQueue()->GetStats().nTotalDroppedPackets;
+    result.serverDrops = ServerDrops(topology);
     Simulator::Destroy();
     return result;
+}
+
+} // namespace
+
+BulkResult
+RunBulkUploads(const ScenarioConfig& config, uint64_t bytes, double stopS)
+{
+    return RunBulk(config, bytes, stopS, true);
+}
+
+BulkResult
+RunBulkDownloads(const ScenarioConfig& config, uint64_t bytes, double stopS)
+{
+    return RunBulk(config, bytes, stopS, false);
 }
 
 } // namespace fedran::test

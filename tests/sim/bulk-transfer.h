@@ -1,8 +1,9 @@
 #ifndef FEDRAN_TESTS_SIM_BULK_TRANSFER_H
 #define FEDRAN_TESTS_SIM_BULK_TRANSFER_H
 
-// Bulk TCP uploads over the simulator's topology, timed: every client sends `bytes` to the
-// server at time 0 (ns-3 BulkSend to a PacketSink, the simulator's TCP settings).
+// Bulk TCP transfers over the simulator's topology, timed: every client sends `bytes` to the
+// server at time 0, or the server to every client (ns-3 BulkSend to a PacketSink, the
+// simulator's TCP settings).
 
 #include "simulator/scenario/scenario.h"
 
@@ -15,10 +16,14 @@ struct BulkResult
 {
     double doneS = -1.0;       ///< when the server had every byte of every client (-1: never)
     uint64_t coreDrops = 0;    ///< packets the core queue dropped
+    uint64_t serverDrops = 0;  ///< packets the server's own queues dropped
 };
 
 /// All clients of `config` (one group) upload `bytes` each, starting together at time 0.
 BulkResult RunBulkUploads(const ScenarioConfig& config, uint64_t bytes, double stopS = 120.0);
+
+/// The server sends `bytes` to every client of `config`, all starting at time 0.
+BulkResult RunBulkDownloads(const ScenarioConfig& config, uint64_t bytes, double stopS = 120.0);
 
 /// A scenario config with `clients` p2p clients of the given rate and delay and a core link.
 ScenarioConfig BulkConfig(uint32_t clients,
