@@ -148,6 +148,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         client->SetTask(m_task);
         client->SetTrainingPool(pool);
         topology.GetClient(i)->AddApplication(client);
+        client->SetStartTime(Seconds(topology.GetLink(i).readyS));
         clients.push_back(client);
         groupNames.push_back(group.name);
     }

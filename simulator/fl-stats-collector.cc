@@ -111,6 +111,13 @@ FlStatsCollector::Connect(Ptr<FlServerApp> server,
             MakeCallback(&FlStatsCollector::ModelReceived, this));
         clients[i]->TraceConnectWithoutContext("UpdateSent",
                                                MakeCallback(&FlStatsCollector::UpdateSent, this));
+        const InstalledLink& link = topology.GetLink(i);
+        if (link.connectTransmitted)
+        {
+            link.connectTransmitted(true, [this](uint64_t bytes) { m_uplinkWire += bytes; });
+            link.connectTransmitted(false, [this](uint64_t bytes) { m_downlinkWire += bytes; });
+            continue;
+        }
         topology.GetClientDevice(i)->TraceConnectWithoutContext(
             "PhyTxEnd",
             MakeCallback(&FlStatsCollector::UplinkTx, this));

@@ -10,6 +10,7 @@
 #include <ns3/traffic-control-layer.h>
 
 #include <cmath>
+#include <optional>
 
 namespace ns3
 {
@@ -24,10 +25,17 @@ CountBytes(uint64_t* bytes, Ptr<const Packet> packet)
 }
 
 /// Bytes waiting to leave `device`: its own queue plus the queue discipline in front of it.
-uint64_t
+/// Empty for a device that is not point-to-point (lte: the backlog sits in RLC buffers that
+/// ns-3 does not expose).
+std::optional<uint64_t>
 Backlog(Ptr<NetDevice> device)
 {
-    uint64_t bytes = DynamicCast<PointToPointNetDevice>(device)->GetQueue()->GetNBytes();
+    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(device);
+    if (!p2p)
+    {
+        return std::nullopt;
+    }
+    uint64_t bytes = p2p->GetQueue()->GetNBytes();
     Ptr<TrafficControlLayer> tc = device->GetNode()->GetObject<TrafficControlLayer>();
     Ptr<QueueDisc> qdisc = tc ? tc->GetRootQueueDiscOnDevice(device) : nullptr;
     return bytes + (qdisc ? qdisc->GetNBytes() : 0);
@@ -67,6 +75,19 @@ LinkSampler::LinkSampler(const std::string& outDir,
     {
         const InstalledLink& link = topology.GetLink(i);
         const std::string name = "client-" + std::to_string(i);
+        if (link.connectDelivered)
+        {
+            for (bool uplink : {true, false})
+            {
+                Direction& d = AddDirection(name + (uplink ? "-up" : "-down"),
+                                            link.devices.Get(uplink ? 0 : 1),
+                                            nullptr,
+                                            link.capacityBps,
+                                            link.snrDb);
+                link.connectDelivered(uplink, [&d](uint64_t bytes) { d.bytes += bytes; });
+            }
+            continue;
+        }
         AddDirection(name + "-up",
                      link.devices.Get(0),
                      link.devices.Get(1),
@@ -81,7 +102,7 @@ LinkSampler::LinkSampler(const std::string& outDir,
     Simulator::Schedule(Seconds(m_intervalS), &LinkSampler::Sample, this);
 }
 
-void
+LinkSampler::Direction&
 LinkSampler::AddDirection(std::string name,
                           Ptr<NetDevice> sender,
                           Ptr<NetDevice> receiver,
@@ -93,9 +114,13 @@ LinkSampler::AddDirection(std::string name,
     direction->sender = sender;
     direction->capacityBps = std::move(capacityBps);
     direction->snrDb = std::move(snrDb);
-    receiver->TraceConnectWithoutContext("PhyRxEnd",
-                                         MakeBoundCallback(&CountBytes, &direction->bytes));
+    if (receiver)
+    {
+        receiver->TraceConnectWithoutContext("PhyRxEnd",
+                                             MakeBoundCallback(&CountBytes, &direction->bytes));
+    }
     m_directions.push_back(std::move(direction));
+    return *m_directions.back();
 }
 
 void
@@ -107,8 +132,16 @@ LinkSampler::Sample()
         m_csv->Add(now, 6)
             .Add(d->name)
             .Add(d->capacityBps())
-            .Add(static_cast<uint64_t>(std::llround(d->bytes * 8.0 / m_intervalS)))
-            .Add(Backlog(d->sender));
+            .Add(static_cast<uint64_t>(std::llround(d->bytes * 8.0 / m_intervalS)));
+        const std::optional<uint64_t> backlog = Backlog(d->sender);
+        if (backlog)
+        {
+            m_csv->Add(*backlog);
+        }
+        else
+        {
+            m_csv->AddEmpty();
+        }
         const double snr = d->snrDb();
         if (std::isnan(snr))
         {

@@ -36,11 +36,12 @@ class LinkSampler
         uint64_t bytes = 0; ///< delivered since the last sample
     };
 
-    void AddDirection(std::string name,
-                      Ptr<NetDevice> sender,
-                      Ptr<NetDevice> receiver,
-                      std::function<uint64_t()> capacityBps,
-                      std::function<double()> snrDb);
+    /// `receiver` counts the delivered bytes (PhyRxEnd); nullptr: the caller connects them.
+    Direction& AddDirection(std::string name,
+                            Ptr<NetDevice> sender,
+                            Ptr<NetDevice> receiver,
+                            std::function<uint64_t()> capacityBps,
+                            std::function<double()> snrDb);
     void Sample();
 
     std::unique_ptr<fedran::CsvWriter> m_csv;

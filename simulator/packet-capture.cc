@@ -1,5 +1,6 @@
 #include "simulator/packet-capture.h"
 
+#include <ns3/point-to-point-net-device.h>
 #include <ns3/callback.h>
 #include <ns3/channel.h>
 #include <ns3/pcap-file.h>
@@ -58,6 +59,10 @@ PacketCapture::PacketCapture(const std::string& outDir,
     PcapHelper pcap;
     for (const std::string& direction : directions)
     {
+        if (!DynamicCast<PointToPointNetDevice>(Sender(topology, direction)))
+        {
+            continue; // an lte radio link carries no PPP frames (docs/links.md)
+        }
         Ptr<PcapFileWrapper> file =
             pcap.CreateFile(outDir + "/" + direction + ".pcap", std::ios::out, PcapHelper::DLT_PPP);
         Sender(topology, direction)

@@ -156,6 +156,10 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
         const NetDeviceContainer& devices = m_links.back().devices;
         m_clientDevices.push_back(devices.Get(0));
         m_routerDevices.push_back(devices.Get(1));
+        if (m_links.back().routed)
+        {
+            continue;
+        }
         Ipv4InterfaceContainer ifs = AssignAndSetQueues(backhaulAddresses, devices, 1);
         backhaulAddresses.NewNetwork();
         SetDefaultRoute(m_clients.Get(i), ifs.GetAddress(1));

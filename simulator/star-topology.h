@@ -19,7 +19,8 @@ namespace ns3
 {
 
 /**
- * The FL network: server -- core link -- aggregation router -- one backhaul link per client.
+ * The FL network: server -- core link -- aggregation router -- one backhaul link per client
+ * (lte: the UE's radio link to its eNB, then the EPC behind the router).
  *
  * Routing is static (a default route on every end host): with a star, global routing's
  * all-pairs computation would only cost time at scale.
@@ -56,7 +57,8 @@ class StarTopology
         return m_clientDevices[i];
     }
 
-    /// Backhaul device at the router end: its transmissions are downlink traffic.
+    /// Backhaul device at the network end (lte: the eNB's, shared by its cell): its
+    /// transmissions are downlink traffic.
     Ptr<NetDevice> GetRouterDevice(uint32_t i) const
     {
         return m_routerDevices[i];

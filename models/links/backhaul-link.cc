@@ -1,5 +1,6 @@
 #include "models/links/backhaul-link.h"
 
+#include "models/links/lte-link.h"
 #include "models/links/microwave-link.h"
 #include "models/links/point-to-point-link.h"
 #include "models/links/trace-link.h"
@@ -18,6 +19,7 @@ MakeBackhaulLink(const std::string& type)
         {"p2p", [] { return std::make_unique<PointToPointLink>(); }},
         {"microwave", [] { return std::make_unique<MicrowaveLink>(); }},
         {"trace", [] { return std::make_unique<TraceLink>(); }},
+        {"lte", [] { return std::make_unique<LteLink>(); }},
     };
     auto it = kModels.find(type);
     return it == kModels.end() ? nullptr : it->second();

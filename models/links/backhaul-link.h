@@ -28,8 +28,23 @@ struct InstalledLink
     /// SNR now, in dB; NaN for models without one.
     std::function<double()> snrDb;
     /// The capacity background load is a fraction of (p2p: rate; microwave: clear sky;
-    /// trace: time-weighted mean).
+    /// trace: time-weighted mean; lte: the whole uplink band at the path-loss SNR).
     uint64_t nominalRateBps = 0;
+
+    /// Set by models that address and route their client themselves (lte: the EPC gives the
+    /// UE its address and default route); the topology then leaves the devices alone.
+    bool routed = false;
+    /// When the link first carries traffic (lte: after the UE has attached); the client's
+    /// application starts then.
+    double readyS = 0.0;
+
+    /// Counts one direction's bytes, once per packet or transport block.
+    using ByteSink = std::function<void(uint64_t bytes)>;
+    /// For devices without PhyTxEnd/PhyRxEnd traces (lte), empty otherwise: connects a sink
+    /// to the bytes the uplink (true) or downlink (false) transmits (wire bytes) ...
+    std::function<void(bool uplink, ByteSink sink)> connectTransmitted;
+    /// ... and to the bytes it delivers.
+    std::function<void(bool uplink, ByteSink sink)> connectDelivered;
 };
 
 class BackhaulLink

@@ -17,6 +17,8 @@
 #include <ns3/traffic-control-layer.h>
 #include <ns3/uinteger.h>
 
+#include <algorithm>
+
 namespace fedran::test
 {
 
@@ -88,6 +90,7 @@ RunBulk(const ScenarioConfig& config, uint64_t bytes, double stopS, bool upload)
                                 InetSocketAddress(Ipv4Address::GetAny(), port));
     Counter counter;
     counter.expected = bytes * clients;
+    BulkResult result;
     BulkSendHelper bulk("ns3::TcpSocketFactory", Address());
     bulk.SetAttribute("MaxBytes", UintegerValue(bytes));
     bulk.SetAttribute("SendSize", UintegerValue(1448 * 8));
@@ -102,11 +105,11 @@ RunBulk(const ScenarioConfig& config, uint64_t bytes, double stopS, bool upload)
         }
         const Ipv4Address to = receiver->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
         bulk.SetAttribute("Remote", AddressValue(InetSocketAddress(to, port)));
-        bulk.Install(sender);
+        bulk.Install(sender).Start(Seconds(topology.GetLink(i).readyS));
+        result.startS = std::max(result.startS, topology.GetLink(i).readyS);
     }
     Simulator::Stop(Seconds(stopS));
     Simulator::Run();
-    BulkResult result;
     result.doneS = counter.doneS;
     result.coreDrops = topology.GetCoreQueue()->GetStats().nTotalDroppedPackets;
     result.serverDrops = ServerDrops(topology);

@@ -15,17 +15,6 @@ namespace fedran::test
 namespace
 {
 
-void
-ExpectSameTraces(const std::filesystem::path& a, const std::filesystem::path& b)
-{
-    for (const char* file : {"rounds.csv", "clients.csv", "partition.csv"})
-    {
-        const std::string text = ReadFile(a / file);
-        ASSERT_FALSE(text.empty()) << file;
-        EXPECT_EQ(text, ReadFile(b / file)) << file;
-    }
-}
-
 TEST(Cli, SameScenarioAndSeedGiveByteIdenticalTracesAtAnyThreadCount)
 {
     TempDir dir("determinism");

@@ -121,4 +121,17 @@ ReadCsv(const std::filesystem::path& path)
     return rows;
 }
 
+void
+ExpectSameTraces(const std::filesystem::path& a,
+                 const std::filesystem::path& b,
+                 const std::vector<std::string>& files)
+{
+    for (const std::string& file : files)
+    {
+        const std::string text = ReadFile(a / file);
+        ASSERT_FALSE(text.empty()) << file;
+        EXPECT_EQ(text, ReadFile(b / file)) << file;
+    }
+}
+
 } // namespace fedran::test

@@ -47,6 +47,13 @@ struct CommandResult
 /// Runs the fedran executable with `args` (already shell-quoted as needed).
 CommandResult RunFedran(const std::string& args, const std::filesystem::path& workDir);
 
+/// Each of `files` is non-empty in folder `a` and byte-identical in folder `b`.
+void ExpectSameTraces(const std::filesystem::path& a,
+                      const std::filesystem::path& b,
+                      const std::vector<std::string>& files = {"rounds.csv",
+                                                               "clients.csv",
+                                                               "partition.csv"});
+
 /// A CSV file as rows of column -> text.
 std::vector<std::map<std::string, std::string>> ReadCsv(const std::filesystem::path& path);
 
