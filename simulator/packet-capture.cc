@@ -1,9 +1,9 @@
 #include "simulator/packet-capture.h"
 
-#include <ns3/point-to-point-net-device.h>
 #include <ns3/callback.h>
 #include <ns3/channel.h>
 #include <ns3/pcap-file.h>
+#include <ns3/point-to-point-net-device.h>
 #include <ns3/simulator.h>
 #include <ns3/trace-helper.h>
 
