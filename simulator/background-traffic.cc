@@ -35,6 +35,12 @@ BackgroundTraffic::Install(const InstalledLink& link, const fedran::LinkConfig& 
     {
         return;
     }
+    if (link.nominalRateBps == 0)
+    {
+        // A link model must say what capacity `load` is a fraction of (InstalledLink).
+        throw std::logic_error(config.path + ".background: the " + config.type +
+                               " link model gives no nominal capacity");
+    }
     const fedran::BackgroundConfig& bg = *config.background;
     const double peakBps = bg.PeakFraction() * static_cast<double>(link.nominalRateBps);
     const Time interval = Seconds((bg.packetBytes + kWireOverhead) * 8.0 / peakBps);

@@ -83,17 +83,6 @@ ReadPcap(const std::filesystem::path& path)
     return summary;
 }
 
-uint64_t
-Sum(const std::filesystem::path& csv, const std::string& column)
-{
-    uint64_t total = 0;
-    for (auto& row : ReadCsv(csv))
-    {
-        total += std::stoull(row[column]);
-    }
-    return total;
-}
-
 json
 CaptureScenario()
 {
@@ -130,7 +119,7 @@ TEST(PacketCapture, PcapFilesHoldTheFramesTheTracesCount)
     EXPECT_EQ(up.tcpPayloadBytes, client0Payload + 28);
     // The core carries both clients' uplink frames: rounds.csv's uplink wire bytes, counted on
     // the backhaul links, are the same packets (with the same 2-byte PPP header).
-    EXPECT_EQ(core.wireBytes, Sum(out / "rounds.csv", "uplink_wire_bytes"));
+    EXPECT_EQ(core.wireBytes, SumColumn(out / "rounds.csv", "uplink_wire_bytes"));
     EXPECT_GT(up.wireBytes, up.tcpPayloadBytes);
     EXPECT_LT(up.wireBytes, core.wireBytes);
 }
@@ -194,8 +183,8 @@ TEST(PacketCapture, FlowmonCountsTheWireBytesAndSameSeedRepeatsEveryByte)
     // Client-to-server packets cross the sender's backhaul link as they leave it; the server's
     // are counted where they arrive, since those it sent last are still on the core when the
     // run stops. Up to two full frames may be on a backhaul link at that moment.
-    EXPECT_NEAR(flows.uplinkTxWire, Sum(a / "rounds.csv", "uplink_wire_bytes"), 2 * 1502);
-    EXPECT_NEAR(flows.downlinkRxWire, Sum(a / "rounds.csv", "downlink_wire_bytes"), 2 * 1502);
+    EXPECT_NEAR(flows.uplinkTxWire, SumColumn(a / "rounds.csv", "uplink_wire_bytes"), 2 * 1502);
+    EXPECT_NEAR(flows.downlinkRxWire, SumColumn(a / "rounds.csv", "downlink_wire_bytes"), 2 * 1502);
 
     for (const char* file :
          {"client-0-up.pcap", "client-0-down.pcap", "core-up.pcap", "flowmon.xml"})

@@ -134,4 +134,15 @@ ExpectSameTraces(const std::filesystem::path& a,
     }
 }
 
+uint64_t
+SumColumn(const std::filesystem::path& csv, const std::string& column)
+{
+    uint64_t total = 0;
+    for (auto& row : ReadCsv(csv))
+    {
+        total += std::stoull(row[column]);
+    }
+    return total;
+}
+
 } // namespace fedran::test

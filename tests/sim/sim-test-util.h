@@ -57,6 +57,9 @@ void ExpectSameTraces(const std::filesystem::path& a,
 /// A CSV file as rows of column -> text.
 std::vector<std::map<std::string, std::string>> ReadCsv(const std::filesystem::path& path);
 
+/// The sum of an integer column over every row of a CSV file.
+uint64_t SumColumn(const std::filesystem::path& csv, const std::string& column);
+
 } // namespace fedran::test
 
 #endif
