@@ -225,10 +225,7 @@ TEST(BackgroundTraffic, FlUploadsSlowDownButFlByteCountsLeaveItOut)
             EXPECT_GE(std::stod(row["throughput_bps"]), 0.49 * 10e6) << row["time_s"];
         }
     }
-    for (const char* trace : {"rounds.csv", "clients.csv", "links.csv"})
-    {
-        EXPECT_EQ(ReadFile(shared / trace), ReadFile(dir.Path() / "again" / trace)) << trace;
-    }
+    ExpectSameTraces(shared, dir.Path() / "again", {"rounds.csv", "clients.csv", "links.csv"});
 }
 
 TEST(BackgroundTraffic, BadKeysExitTwoNamingThePathAndWriteNothing)

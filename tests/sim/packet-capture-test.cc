@@ -186,11 +186,9 @@ TEST(PacketCapture, FlowmonCountsTheWireBytesAndSameSeedRepeatsEveryByte)
     EXPECT_NEAR(flows.uplinkTxWire, SumColumn(a / "rounds.csv", "uplink_wire_bytes"), 2 * 1502);
     EXPECT_NEAR(flows.downlinkRxWire, SumColumn(a / "rounds.csv", "downlink_wire_bytes"), 2 * 1502);
 
-    for (const char* file :
-         {"client-0-up.pcap", "client-0-down.pcap", "core-up.pcap", "flowmon.xml"})
-    {
-        EXPECT_EQ(ReadFile(a / file), ReadFile(dir.Path() / "b" / file)) << file;
-    }
+    ExpectSameTraces(a,
+                     dir.Path() / "b",
+                     {"client-0-up.pcap", "client-0-down.pcap", "core-up.pcap", "flowmon.xml"});
 }
 
 TEST(PacketCapture, PcapTrueCapturesEveryDirectionAndBadNamesWriteNothing)
