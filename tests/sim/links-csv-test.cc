@@ -62,10 +62,13 @@ TEST(LinksCsv, OneRowPerLinkDirectionWithCapacityAndSnr)
     EXPECT_GT(uplinkBits, 0u); // the client's update crossed its link
 }
 
-TEST(LinksCsv, SameSeedGivesIdenticalLinksCsvAndZeroDisablesIt)
+TEST(LinksCsv, SameSeedGivesIdenticalTracesForEveryLinkTypeAndZeroDisablesIt)
 {
+    // Every link type that draws random numbers: p2p with loss, microwave in rain, a trace
+    // with a loss column (lte has its own test). Another seed must change the rain.
     TempDir dir("links-seed");
     json scenario = MixedScenario();
+    scenario["clients"]["groups"][0]["backhaul"]["loss"] = 0.002;
     scenario["clients"]["groups"][1]["backhaul"]["fade"] = {{"type", "rain"},
                                                             {"median_db", 6},
                                                             {"sigma", 0.8},
@@ -73,12 +76,23 @@ TEST(LinksCsv, SameSeedGivesIdenticalLinksCsvAndZeroDisablesIt)
                                                             {"mean_rain_s", 1},
                                                             {"mean_dry_s", 1},
                                                             {"step_s", 0.05}};
+    WriteFile(dir.Path() / "lossy.csv", "time_s,rate_bps,delay_ms,loss\n0,20000000,5,0.002\n");
+    scenario["clients"]["groups"].push_back(
+        {{"name", "traced"},
+         {"count", 1},
+         {"compute", {{"samples_per_second", 20000}}},
+         {"backhaul", {{"type", "trace"}, {"file", "lossy.csv"}}}});
+    scenario["server"]["clients_per_round"] = 4;
     WriteFile(dir.Path() / "s.json", scenario.dump());
     ASSERT_EQ(RunFedran("run s.json --out a --quiet", dir.Path()).exitCode, 0);
     ASSERT_EQ(RunFedran("run s.json --out b --quiet", dir.Path()).exitCode, 0);
     const std::string a = ReadFile(dir.Path() / "a" / "links.csv");
     EXPECT_FALSE(a.empty());
-    EXPECT_EQ(a, ReadFile(dir.Path() / "b" / "links.csv"));
+    ExpectSameTraces(dir.Path() / "a",
+                     dir.Path() / "b",
+                     {"rounds.csv", "clients.csv", "links.csv"});
+    ASSERT_EQ(RunFedran("run s.json --out d --quiet --set seed=2", dir.Path()).exitCode, 0);
+    EXPECT_NE(a, ReadFile(dir.Path() / "d" / "links.csv"));
     ASSERT_EQ(RunFedran("run s.json --out c --quiet --set output.link_sample_s=0", dir.Path())
                   .exitCode,
               0);
