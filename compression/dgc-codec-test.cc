@@ -19,6 +19,7 @@ namespace
 {
 
 using internal::DgcCodec;
+using internal::SparsityWarmup;
 using nlohmann::json;
 
 std::unique_ptr<Codec>
@@ -73,14 +74,35 @@ Decode(Codec& codec, const TensorLayout& layout, const std::vector<uint8_t>& pay
 
 TEST(DgcCodec, WarmupScheduleIsExponential)
 {
-    EXPECT_EQ(DgcCodec::Density(0.001, 0, 4), 0.001); // no BeginRound yet: final ratio
-    EXPECT_EQ(DgcCodec::Density(0.001, 1, 4), 0.25);
-    EXPECT_EQ(DgcCodec::Density(0.001, 2, 4), 0.0625);
-    EXPECT_EQ(DgcCodec::Density(0.001, 3, 4), 0.015625);
-    EXPECT_EQ(DgcCodec::Density(0.001, 4, 4), 0.00390625);
-    EXPECT_EQ(DgcCodec::Density(0.001, 5, 4), 0.001);
-    EXPECT_EQ(DgcCodec::Density(0.01, 4, 4), 0.01); // never below the final ratio
-    EXPECT_EQ(DgcCodec::Density(0.001, 1, 0), 0.001);
+    const SparsityWarmup warmup(4, 4);          // dgc's default
+    EXPECT_EQ(warmup.Density(0.001, 0), 0.001); // no BeginRound yet: final ratio
+    EXPECT_EQ(warmup.Density(0.001, 1), 0.25);
+    EXPECT_EQ(warmup.Density(0.001, 2), 0.0625);
+    EXPECT_EQ(warmup.Density(0.001, 3), 0.015625);
+    EXPECT_EQ(warmup.Density(0.001, 4), 0.00390625);
+    EXPECT_EQ(warmup.Density(0.001, 5), 0.001);
+    EXPECT_EQ(warmup.Density(0.01, 4), 0.01); // never below the final ratio
+    EXPECT_EQ(SparsityWarmup(0, 0).Density(0.001, 1), 0.001);
+    // Stages of several rounds: 20 rounds in 4 steps of 5.
+    const SparsityWarmup slow(20, 4);
+    const std::vector<double> expected = {0.25, 0.0625, 0.015625, 0.00390625};
+    for (uint32_t round = 1; round <= 20; ++round)
+    {
+        EXPECT_EQ(slow.Density(0.001, round), expected[(round - 1) / 5]) << "round " << round;
+    }
+    EXPECT_EQ(slow.Density(0.001, 21), 0.001);
+    // Uneven: 10 rounds in 4 steps; every stage appears, in order, ending at round 10.
+    const SparsityWarmup uneven(10, 4);
+    std::vector<double> seen;
+    for (uint32_t round = 1; round <= 10; ++round)
+    {
+        if (seen.empty() || seen.back() != uneven.MinDensity(round))
+        {
+            seen.push_back(uneven.MinDensity(round));
+        }
+    }
+    EXPECT_EQ(seen, expected);
+    EXPECT_EQ(uneven.MinDensity(11), 0.0);
     EXPECT_EQ(DgcCodec::SentCount(0.001, 4096), 4u);
     EXPECT_EQ(DgcCodec::SentCount(0.001, 10), 1u);
     EXPECT_EQ(DgcCodec::SentCount(0.25, 0), 0u);
@@ -414,6 +436,12 @@ TEST(DgcCodec, RejectsBadParameters)
               "compression.uplink.warmup_rounds: must be an integer in [0, 4294967295], got 1.5");
     EXPECT_EQ(ConfigError({{"type", "dgc"}, {"warmup_rounds", -1}}),
               "compression.uplink.warmup_rounds: must be an integer in [0, 4294967295], got -1");
+    EXPECT_EQ(ConfigError({{"type", "dgc"}, {"warmup_rounds", 8}, {"warmup_stages", 9}}),
+              "compression.uplink.warmup_stages: must be an integer in [1, warmup_rounds = 8], "
+              "got 9");
+    EXPECT_EQ(ConfigError({{"type", "dgc"}, {"warmup_stages", 0}}),
+              "compression.uplink.warmup_stages: must be an integer in [1, warmup_rounds = 4], "
+              "got 0");
     EXPECT_EQ(ConfigError({{"type", "dgc"}, {"layer_ratios", 0.5}}),
               "compression.uplink.layer_ratios: must be an object of tensor name -> ratio, got "
               "number");

@@ -16,8 +16,6 @@ namespace fedran::internal
 namespace
 {
 
-constexpr double kWarmupBase = 0.25; ///< density of round 1; round r has 0.25^r
-
 bool
 IsRatio(double x)
 {
@@ -30,16 +28,6 @@ DgcCodec::DgcCodec(const CodecArgs& args, DgcConfig config)
     : RegisteredCodec(args)
     , m_config(std::move(config))
 {
-}
-
-double
-DgcCodec::Density(double ratio, uint32_t round, uint32_t warmupRounds)
-{
-    if (round == 0 || round > warmupRounds)
-    {
-        return ratio;
-    }
-    return std::max(ratio, std::pow(kWarmupBase, static_cast<double>(round)));
 }
 
 uint64_t
@@ -115,7 +103,7 @@ DgcCodec::Encode(const TensorLayout& layout,
             v[i] += u[i];
         }
 
-        const double density = Density(m_tensorRatios[t], m_round, m_config.warmupRounds);
+        const double density = m_config.warmup.Density(m_tensorRatios[t], m_round);
         const std::span<const float> accumulated(v, size);
         SelectDgc(accumulated,
                   SentCount(density, size),
@@ -175,7 +163,7 @@ MakeDgcCodec(CodecArgs& args)
         },
         "[0, 3.4e38] (0 = off)"));
     config.sampleRatio = number("sample_ratio", config.sampleRatio, IsRatio, "(0, 1]");
-    config.warmupRounds = TakeCount(args, "warmup_rounds").value_or(config.warmupRounds);
+    config.warmup = SparsityWarmup::FromArgs(args, 4);
     if (const nlohmann::json* layers = args.Take("layer_ratios"))
     {
         if (!layers->is_object())

@@ -100,6 +100,40 @@ TEST(LadderCodecTest, ProfileSizesMatchTheEncodedPayloads)
     EXPECT_GT(ladder->Profile(layout, 1, 1).payloadBytes, ladder->Profile(layout, 3, 1).payloadBytes);
 }
 
+TEST(LadderCodecTest, AWarmupRungIsProfiledAtEachRoundsSize)
+{
+    // top_k under error feedback with a 4-round warm-up (25%, 6.25%, 1.5625%, 0.39%, 1%):
+    // the budget must see the size each round will really send.
+    const json spec = json::parse(R"({"type": "adaptive", "ladder": [{"type": "none"},
+        {"type": "error_feedback", "base": {"type": "top_k", "ratio": 0.01,
+                                            "warmup_rounds": 4}}]})");
+    const TensorLayout layout = Layout();
+    auto ladder = MakeLadder(spec);
+    auto decoder = MakeLadder(spec);
+    ladder->SelectRung(1);
+    std::vector<uint64_t> sizes;
+    for (uint32_t round = 1; round <= 6; ++round)
+    {
+        const RungProfile profile = ladder->Profile(layout, 1, round);
+        ladder->BeginRound(round);
+        Rng rng(1, round);
+        std::vector<uint8_t> payload;
+        ladder->Encode(layout, Gaussian(layout.TotalSize(), 10 + round), rng, payload);
+        // Exact up to the varint index gaps, which depend on the data (the probe's or this).
+        EXPECT_NEAR(double(profile.payloadBytes), double(payload.size()), 4 + 0.05 * payload.size())
+            << "round " << round;
+        decoder->BeginRound(round);
+        std::vector<float> out(layout.TotalSize());
+        EXPECT_NO_THROW(decoder->Decode(layout, payload, out)) << "round " << round;
+        sizes.push_back(profile.payloadBytes);
+    }
+    EXPECT_GT(sizes[0], 4 * sizes[2]);
+    EXPECT_GT(sizes[1], sizes[2]);
+    EXPECT_GT(sizes[2], sizes[3]);
+    EXPECT_EQ(sizes[4], sizes[3]) << "0.39% < 1%: the final ratio from round 4 on";
+    EXPECT_EQ(sizes[5], sizes[3]);
+}
+
 TEST(LadderCodecTest, ResidualOfAnInactiveRungStaysFrozen)
 {
     // Two ladders see the same sequence on the EF rung; one uses another rung in between.

@@ -43,6 +43,22 @@ SpecUses(const nlohmann::json& spec, std::string_view type)
     return base != spec.end() && SpecUses(*base, type);
 }
 
+/// Whether the spec, or a base it wraps, sets a sparsity warm-up (its size follows the round).
+bool
+HasWarmup(const nlohmann::json& spec)
+{
+    if (!spec.is_object())
+    {
+        return false;
+    }
+    if (spec.contains("warmup_rounds"))
+    {
+        return true;
+    }
+    const auto base = spec.find("base");
+    return base != spec.end() && HasWarmup(*base);
+}
+
 class AdaptiveLadderCodec : public LadderCodec
 {
   public:
@@ -72,7 +88,7 @@ class AdaptiveLadderCodec : public LadderCodec
                 throw CodecConfigError(path + ": a codec whose round takes two exchanges cannot "
                                               "be a ladder rung");
             }
-            m_roundDependent.push_back(SpecUses(spec, "dgc"));
+            m_roundDependent.push_back(SpecUses(spec, "dgc") || HasWarmup(spec));
         }
         m_profiles.resize(m_rungs.size());
         const std::string onSkip = TakeOnSkip(args);

@@ -159,6 +159,57 @@ TEST(TopKCodec, RejectsABodyWithAnotherCount)
     }
 }
 
+size_t
+NonZeros(const std::vector<float>& x)
+{
+    return static_cast<size_t>(
+        std::count_if(x.begin(), x.end(), [](float v) { return v != 0.0f; }));
+}
+
+TEST(TopKCodec, WarmupKeepsTheScheduledCountEachRound)
+{
+    // 8 warm-up rounds in 4 steps of 2: 25%, 6.25%, 1.5625%, 0.390625%, then 0.1%.
+    const TensorLayout layout({{"w", {100, 100}}});
+    const json spec = {{"type", "top_k"},
+                       {"ratio", 0.001},
+                       {"warmup_rounds", 8},
+                       {"warmup_stages", 4}};
+    auto encoder = Make(spec);
+    auto decoder = Make(spec);
+    const std::vector<size_t> kept = {10, 2500, 2500, 625, 625, 156, 156, 39, 39, 10, 10};
+    std::vector<size_t> bytes;
+    for (uint32_t round = 0; round < kept.size(); ++round)
+    {
+        const std::vector<float> x = Normal(layout.TotalSize(), 10 + round);
+        encoder->BeginRound(round);
+        const auto payload = Encode(*encoder, layout, x);
+        decoder->BeginRound(round);
+        const auto decoded = Decode(*decoder, layout, payload);
+        EXPECT_EQ(NonZeros(decoded), kept[round]) << "round " << round;
+        ExpectKeepsExactly(x, decoded, TopKMask(x, kept[round]));
+        bytes.push_back(payload.size());
+        if (round > 0 && kept[round] != kept[round - 1])
+        {
+            // A decoder told the previous round expects the previous count.
+            decoder->BeginRound(round - 1);
+            EXPECT_THROW(Decode(*decoder, layout, payload), DecodeError) << "round " << round;
+        }
+    }
+    // Payload sizes shrink at every step (within a step the varint gaps vary by a byte or so).
+    for (size_t round = 2; round < kept.size(); ++round)
+    {
+        if (kept[round] < kept[round - 1])
+        {
+            EXPECT_LT(bytes[round], bytes[round - 1]) << "round " << round;
+        }
+    }
+    EXPECT_EQ(bytes[1], 8u + 5 + 10000 / 8 + 4 * 2500); // 25%: bitmap index
+    // k mode: the warm-up only ever raises k.
+    auto byK = Make({{"type", "top_k"}, {"k", 3000}, {"warmup_rounds", 2}});
+    byK->BeginRound(1); // 25% = 2500 < 3000
+    EXPECT_EQ(NonZeros(Decode(*byK, layout, Encode(*byK, layout, Normal(10000, 3)))), 3000u);
+}
+
 TEST(ThresholdCodec, KeepsExactlyAboveTheThreshold)
 {
     const TensorLayout layout = Mixed();
@@ -359,6 +410,12 @@ TEST(SparsificationCodecs, ParameterErrorsNameThePath)
                       "compression.uplink.threshold");
     EXPECT_NO_THROW(Make({{"type", "threshold"}, {"threshold", 0}}));
     EXPECT_NO_THROW(Make({{"type", "top_k"}, {"k", 3}}));
+    ExpectConfigError({{"type", "top_k"}, {"warmup_rounds", -1}},
+                      "compression.uplink.warmup_rounds");
+    ExpectConfigError({{"type", "top_k"}, {"warmup_rounds", 3}, {"warmup_stages", 4}},
+                      "compression.uplink.warmup_stages");
+    ExpectConfigError({{"type", "random_k"}, {"warmup_rounds", 3}},
+                      "compression.uplink.warmup_rounds");
 }
 
 } // namespace

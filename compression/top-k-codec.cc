@@ -1,5 +1,7 @@
 // "top_k": per tensor, the k largest |x_i| (ties to the lower index, NaN above +inf) with
 // their exact values; the rest decode as zero. Biased, so meant for use under error feedback.
+// With warmup_rounds (default 0) k follows a dense-to-sparse warm-up (sparsity-warmup.h):
+// k = max(k of ratio/k, floor(0.25^stage * d)); the decoder, told the same round, expects it.
 //
 //   0  payload header (8 bytes)
 //   8  per tensor: one sparse body (internal/sparse-coding.h) with count = k of that tensor
@@ -12,9 +14,11 @@
 #include "compression/internal/keep-count.h"
 #include "compression/internal/payload-header.h"
 #include "compression/internal/sparse-coding.h"
+#include "compression/internal/sparsity-warmup.h"
 #include "compression/internal/top-k-select.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fedran::internal
 {
@@ -25,10 +29,16 @@ namespace
 class TopKCodec : public RegisteredCodec
 {
   public:
-    TopKCodec(const CodecArgs& args, KeepCount keep)
+    TopKCodec(const CodecArgs& args, KeepCount keep, SparsityWarmup warmup)
         : RegisteredCodec(args)
         , m_keep(keep)
+        , m_warmup(warmup)
     {
+    }
+
+    void BeginRound(uint32_t round) override
+    {
+        m_round = round;
     }
 
     void Encode(const TensorLayout& layout,
@@ -48,7 +58,7 @@ class TopKCodec : public RegisteredCodec
         for (const TensorSpec& tensor : layout.Tensors())
         {
             const uint64_t d = tensor.Size();
-            const uint64_t k = m_keep.For(d);
+            const uint64_t k = Keep(d);
             bound += 5 + 4 * k + std::min(5 * k, (d + 7) / 8);
         }
         writer.Reserve(bound);
@@ -57,7 +67,7 @@ class TopKCodec : public RegisteredCodec
         {
             const uint64_t d = layout.Tensors()[t].Size();
             const auto x = update.subspan(layout.Offset(t), d);
-            SelectTopK(x, m_keep.For(d), indices, values);
+            SelectTopK(x, Keep(d), indices, values);
             WriteSparse(writer, indices, values, d);
         }
     }
@@ -72,13 +82,23 @@ class TopKCodec : public RegisteredCodec
         for (size_t t = 0; t < layout.TensorCount(); ++t)
         {
             const uint64_t d = layout.Tensors()[t].Size();
-            ReadSparse(reader, out.subspan(layout.Offset(t), d), m_keep.For(d));
+            ReadSparse(reader, out.subspan(layout.Offset(t), d), Keep(d));
         }
         reader.ExpectEnd();
     }
 
   private:
+    /// Elements kept from a tensor of `d` in the current round.
+    uint64_t Keep(uint64_t d) const
+    {
+        const double warm = m_warmup.MinDensity(m_round);
+        const auto floor = static_cast<uint64_t>(std::floor(warm * static_cast<double>(d)));
+        return std::max(m_keep.For(d), std::min(floor, d));
+    }
+
     KeepCount m_keep;
+    SparsityWarmup m_warmup;
+    uint32_t m_round = 0; ///< from BeginRound; 0: none yet (no warm-up)
 };
 
 } // namespace
@@ -86,7 +106,8 @@ class TopKCodec : public RegisteredCodec
 std::unique_ptr<Codec>
 MakeTopKCodec(CodecArgs& args)
 {
-    return std::make_unique<TopKCodec>(args, KeepCount::FromArgs(args, 0.01));
+    const KeepCount keep = KeepCount::FromArgs(args, 0.01);
+    return std::make_unique<TopKCodec>(args, keep, SparsityWarmup::FromArgs(args, 0));
 }
 
 } // namespace fedran::internal

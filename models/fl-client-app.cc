@@ -251,6 +251,7 @@ FlClientApp::HandleGlobalModel(Ptr<MessageChannel> channel, const fedran::Frame&
 {
     try
     {
+        m_modelDecoder->BeginRound(frame.header.round); // as the server's encoder was told
         if (m_task->downlinkClientView)
         {
             // The frame carries global − (this client's copy).

@@ -372,6 +372,9 @@ FlServerApp::DecoderFor(uint32_t client)
     {
         decoder = fedran::MakeCodec(m_task->uplinkCodec, "compression.uplink");
     }
+    // Updates are decoded in their own round only: the decoder follows the encoder's round
+    // schedule (a sparsity warm-up).
+    decoder->BeginRound(m_round);
     return *decoder;
 }
 
@@ -419,6 +422,8 @@ FlServerApp::StartRound()
         m_firstPhase = m_exchange->NeedsReplies();
     }
     std::vector<uint8_t> shared;
+    // Round-scheduled codecs (a sparsity warm-up) encode, and mirror-decode, this round's size.
+    m_modelEncoder->BeginRound(m_round);
     if (!m_task->downlinkClientView)
     {
         m_modelEncoder->Encode(m_task->model->Layout(), m_global, m_codecRng, shared);

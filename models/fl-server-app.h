@@ -90,6 +90,7 @@ class FlServerApp : public Application
     void SettleClient(uint32_t client);
     /// Forgets a client whose connection ended; a selected one is reported with `fate`.
     void RemoveClient(uint32_t client, UpdateFate fate, const std::string& why);
+    /// The uplink decoder of `client`, told the current round.
     fedran::Codec& DecoderFor(uint32_t client);
     /// Downlink payload of global − (the client's copy), and the copy moved as the client will.
     std::vector<uint8_t> EncodeForClientView(uint32_t client);

@@ -4,8 +4,9 @@
 // "dgc": Deep Gradient Compression (Lin, Han, Mao, Wang, Dally, ICLR'18).
 //
 // Parameters: ratio (final density, (0, 1], default 0.001), momentum ([0, 1), 0.9),
-// clip_norm (>= 0, default 0 = off), warmup_rounds (integer >= 0, 4), sample_ratio ((0, 1],
-// 0.01; see dgc-select.h), layer_ratios (optional object: tensor name -> final density).
+// clip_norm (>= 0, default 0 = off), warmup_rounds (integer >= 0, 4), warmup_stages
+// (default warmup_rounds; see sparsity-warmup.h), sample_ratio ((0, 1], 0.01; see
+// dgc-select.h), layer_ratios (optional object: tensor name -> final density).
 //
 // Per client, per tensor, with momentum u and accumulation v (both zero at the start):
 //
@@ -19,11 +20,11 @@
 // delayed. The server receives v at the sent positions, i.e. an already momentum-corrected
 // update: the server must not apply momentum again.
 //
-// Density per tensor in round r (from BeginRound; 1-based):
-//   r in [1, warmup_rounds]:  max(ratio, 0.25^r)   (25%, 6.25%, 1.5625%, 0.390625%, ...)
+// Density per tensor in round r (from BeginRound; 1-based), sparsity-warmup.h:
+//   r in [1, warmup_rounds]:  max(ratio, 0.25^stage(r))   (25%, 6.25%, 1.5625%, 0.390625%)
 //   otherwise (and before any BeginRound): ratio
 // which is the paper's warm-up (75%, 93.75%, 98.4375%, 99.6%, 99.9% sparsity) for the
-// default ratio 0.001 and warmup_rounds 4. `ratio` is replaced per tensor by
+// default ratio 0.001 and warmup_rounds 4 (one stage per round). `ratio` is replaced per tensor by
 // layer_ratios[name] where given. k = max(1, floor(density * d)), capped at d.
 //
 // clip_norm is per tensor, as in the reference code (memory.compensate runs per named
@@ -37,6 +38,7 @@
 // Decoding is stateless: ReadSparse per tensor, then ExpectEnd.
 
 #include "compression/internal/codecs.h"
+#include "compression/internal/sparsity-warmup.h"
 
 #include <map>
 #include <optional>
@@ -52,7 +54,7 @@ struct DgcConfig
     double ratio = 0.001;
     float momentum = 0.9f;
     float clipNorm = 0.0f; ///< 0 = off
-    uint32_t warmupRounds = 4;
+    SparsityWarmup warmup{4, 4};
     double sampleRatio = 0.01;
     std::map<std::string, double, std::less<>> layerRatios;
     std::string layerRatiosPath; ///< for errors found when the layout is first seen
@@ -78,9 +80,6 @@ class DgcCodec final : public RegisteredCodec
     {
         m_round = round;
     }
-
-    /// The density a tensor whose final ratio is `ratio` has in `round` (0 = unknown).
-    static double Density(double ratio, uint32_t round, uint32_t warmupRounds);
 
     /// Elements sent from a tensor of `size` at `density`.
     static uint64_t SentCount(double density, uint64_t size);
