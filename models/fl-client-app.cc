@@ -76,8 +76,8 @@ FlClientApp::GetTypeId()
 FlClientApp::FlClientApp()
     : m_clientId(0)
     , m_samplesPerSecond(2000.0)
-    , m_sentRound(0)
     , m_online(true)
+    , m_sentRound(0)
 {
 }
 
