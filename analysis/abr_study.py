@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""Summarise the adaptive-bitrate study sweep: one row per uplink configuration, mean and
+spread over seeds.
+
+Usage: /usr/bin/python3 analysis/abr_study.py SWEEP_DIR [--target 0.8] [--csv FILE]
+                                             [--figures DIR]
+
+SWEEP_DIR is the output of `analysis/sweep.py scenarios/sweeps/abr-study.json --targets T`
+(final.csv, runs/<id>/clients.csv). Per configuration and seed:
+  met        share of the sent updates that met the deadline (clients.csv deadline_met over
+             the rows of selected clients: completed, late, dropped, failed)
+  slots      share of all client-rounds (clients x rounds) with an update in time: a late
+             client is not selected again until its update arrives, so it also loses rounds
+             that `met` does not see
+  time       simulated seconds until the test accuracy first reached T (final.csv)
+  bytes      uplink wire bytes until then (final.csv)
+  final      final test accuracy
+--figures also draws accuracy against simulated time and against uplink wire traffic
+(analysis/plot.py's figures, labelled by the short configuration names above).
+Printed as a Markdown table of mean ± sample standard deviation [min-max] over seeds; a seed
+that never reached T counts as missing (shown as "n/N reached"). Exit status 2 for a folder
+without final.csv or a missing column.
+"""
+import argparse
+import json
+import os
+import sys
+
+import pandas as pd
+
+import plot  # analysis/plot.py: the accuracy figures and trace reading
+
+PROG = "abr_study"
+plot.PROG = PROG
+fail = plot.fail
+
+
+def config_name(uplink_json):
+    """"fixed <rung spec>", "deadline", "hybrid", ... from the run's compression.uplink."""
+    spec = json.loads(uplink_json)
+    policy = spec.get("policy", "fixed")
+    if policy != "fixed":
+        return policy
+    rung = spec["ladder"][spec.get("rung", 0)]
+    while "base" in rung:
+        rung = {**rung["base"], "wrapped": rung["type"]}
+    text = rung["type"]
+    if "bits" in rung:
+        text += f" {rung['bits']} bit"
+    if "ratio" in rung:
+        text += f" {rung['ratio'] * 100:g}%"
+    if "wrapped" in rung:
+        text = f"{rung['wrapped']}({text})"
+    return f"fixed {text}"
+
+
+def per_run(folder, target):
+    final_path = os.path.join(folder, "final.csv")
+    if not os.path.isfile(final_path):
+        fail(f"{final_path}: no such file (is {folder} a sweep folder?)")
+    final = pd.read_csv(final_path)
+    needed = ["run_id", "seed", "compression.uplink", "rounds", "final_accuracy",
+              f"time_to_{target:g}_s", f"uplink_bytes_to_{target:g}"]
+    missing = [c for c in needed if c not in final.columns]
+    if missing:
+        fail(f"{final_path}: missing column(s) {', '.join(missing)} "
+             f"(run sweep.py with --targets {target:g})")
+    rows = []
+    for _, run in final.iterrows():
+        clients = pd.read_csv(os.path.join(folder, "runs", run["run_id"], "clients.csv"))
+        population = clients["client"].nunique()
+        rows.append({"config": config_name(run["compression.uplink"]), "seed": run["seed"],
+                     "met": clients["deadline_met"].mean(),
+                     "slots": (clients["status"] == "completed").sum() /
+                     (population * run["rounds"]),
+                     "time": run[f"time_to_{target:g}_s"],
+                     "bytes": run[f"uplink_bytes_to_{target:g}"],
+                     "final": run["final_accuracy"]})
+    return pd.DataFrame(rows)
+
+
+def spread(values, fmt):
+    values = values.dropna()
+    if values.empty:
+        return "—"
+    text = fmt(values.mean())
+    if len(values) > 1:
+        text += f" ± {fmt(values.std())} [{fmt(values.min())}–{fmt(values.max())}]"
+    return text
+
+
+def figures(folder, out_dir):
+    title, frame, _ = plot.load(folder)
+    if "compression.uplink" not in frame.columns:
+        fail(f"{folder}/summary.csv: no compression.uplink column (not the abr-study sweep)")
+    frame["label"] = frame["compression.uplink"].map(config_name)
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    plot.accuracy_figure(title, frame, "sim_time_s", "simulated time (s)", False, out_dir,
+                         "accuracy-vs-time", ["png"], written)
+    plot.accuracy_figure(title, frame, "cumulative_uplink_wire_bytes",
+                         "cumulative uplink traffic on the backhaul wire", True, out_dir,
+                         "accuracy-vs-uplink", ["png"], written)
+    for path in written:
+        print(path, file=sys.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder")
+    parser.add_argument("--target", type=float, default=0.8)
+    parser.add_argument("--csv", help="also write the per-run values")
+    parser.add_argument("--figures", help="also write the accuracy figures (PNG) here")
+    args = parser.parse_args()
+    runs = per_run(args.folder, args.target)
+    if args.figures:
+        figures(args.folder, args.figures)
+    if args.csv:
+        runs.to_csv(args.csv, index=False, float_format="%.6g")
+    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
+    print(f"| uplink | seeds | updates meeting the deadline | client-rounds with an update "
+          f"| sim time to {args.target:g} (s) | uplink wire kB to {args.target:g} "
+          f"| final accuracy |")
+    print("|---|---|---|---|---|---|---|")
+    for config, group in runs.groupby("config", sort=False):
+        reached = group["time"].notna().sum()
+        seeds = f"{len(group)}" if reached == len(group) else \
+            f"{len(group)} ({reached}/{len(group)} reached)"
+        print(f"| {config} | {seeds} | {spread(group['met'], pct)} | "
+              f"{spread(group['slots'], pct)} | {spread(group['time'], lambda x: f'{x:.1f}')} | "
+              f"{spread(group['bytes'] / 1e3, lambda x: f'{x:.0f}')} | "
+              f"{spread(group['final'], lambda x: f'{x:.3f}')} |")
+
+
+if __name__ == "__main__":
+    main()
