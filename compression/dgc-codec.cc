@@ -163,7 +163,7 @@ MakeDgcCodec(CodecArgs& args)
         },
         "[0, 3.4e38] (0 = off)"));
     config.sampleRatio = number("sample_ratio", config.sampleRatio, IsRatio, "(0, 1]");
-    config.warmup = SparsityWarmup::FromArgs(args, 4);
+    config.warmup = SparsityWarmup::FromArgs(args, kDgcDefaultWarmupRounds);
     if (const nlohmann::json* layers = args.Take("layer_ratios"))
     {
         if (!layers->is_object())

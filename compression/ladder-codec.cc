@@ -2,6 +2,7 @@
 
 #include "compression/ladder-codec.h"
 #include "compression/internal/codecs.h"
+#include "compression/internal/dgc-codec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -43,20 +44,26 @@ SpecUses(const nlohmann::json& spec, std::string_view type)
     return base != spec.end() && SpecUses(*base, type);
 }
 
-/// Whether the spec, or a base it wraps, sets a sparsity warm-up (its size follows the round).
-bool
-HasWarmup(const nlohmann::json& spec)
+/// The last round whose payload size follows the round (a sparsity warm-up: dgc's default
+/// or an explicit warmup_rounds, in the spec or a base it wraps); 0 without a warm-up.
+uint32_t
+WarmupRounds(const nlohmann::json& spec)
 {
     if (!spec.is_object())
     {
-        return false;
+        return 0;
     }
-    if (spec.contains("warmup_rounds"))
+    uint32_t rounds = 0;
+    if (const auto w = spec.find("warmup_rounds"); w != spec.end() && w->is_number_unsigned())
     {
-        return true;
+        rounds = w->get<uint32_t>();
+    }
+    else if (spec.value("type", "") == "dgc")
+    {
+        rounds = internal::kDgcDefaultWarmupRounds;
     }
     const auto base = spec.find("base");
-    return base != spec.end() && HasWarmup(*base);
+    return base != spec.end() ? std::max(rounds, WarmupRounds(*base)) : rounds;
 }
 
 class AdaptiveLadderCodec : public LadderCodec
@@ -88,7 +95,7 @@ class AdaptiveLadderCodec : public LadderCodec
                 throw CodecConfigError(path + ": a codec whose round takes two exchanges cannot "
                                               "be a ladder rung");
             }
-            m_roundDependent.push_back(SpecUses(spec, "dgc") || HasWarmup(spec));
+            m_warmupRounds.push_back(WarmupRounds(spec));
         }
         m_profiles.resize(m_rungs.size());
         const std::string onSkip = TakeOnSkip(args);
@@ -183,8 +190,11 @@ class AdaptiveLadderCodec : public LadderCodec
 
     RungProfile Profile(const TensorLayout& layout, size_t rung, uint32_t round) override
     {
+        // After the warm-up every round encodes to the same size: one profile serves them all.
+        round = static_cast<uint32_t>(
+            std::min<uint64_t>(round, uint64_t{m_warmupRounds.at(rung)} + 1));
         std::optional<CachedProfile>& cached = m_profiles.at(rung);
-        if (cached && (!m_roundDependent[rung] || cached->round == round))
+        if (cached && cached->round == round)
         {
             return cached->profile;
         }
@@ -282,7 +292,7 @@ class AdaptiveLadderCodec : public LadderCodec
     std::vector<nlohmann::json> m_specs;
     std::vector<std::string> m_paths;
     std::vector<std::unique_ptr<Codec>> m_rungs;
-    std::vector<bool> m_roundDependent;
+    std::vector<uint32_t> m_warmupRounds; ///< per rung: see WarmupRounds
     std::vector<std::optional<CachedProfile>> m_profiles;
     std::vector<float> m_probe;
     std::vector<float> m_last; ///< server side, "reuse": the last decoded update

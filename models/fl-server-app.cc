@@ -250,21 +250,25 @@ FlServerApp::HandleUpdate(const fedran::Frame& frame)
         {
             m_exchange->AddFirst(frame.payload, frame.header.samples);
         }
-        else if (auto* ladder = dynamic_cast<fedran::LadderCodec*>(&DecoderFor(client));
-                 ladder && fedran::LadderCodec::IsSkip(frame.payload))
-        {
-            // A lazy update: reuse the client's last update ("on_skip": "reuse") or leave the
-            // client out of this round's mean ("omit").
-            record.skipped = true;
-            if (ladder->DecodeSkip(m_scratch))
-            {
-                m_aggregator->Add(m_scratch, frame.header.samples);
-            }
-        }
         else
         {
-            DecoderFor(client).Decode(m_task->model->Layout(), frame.payload, m_scratch);
-            m_aggregator->Add(m_scratch, frame.header.samples);
+            fedran::Codec& decoder = DecoderFor(client);
+            auto* ladder = dynamic_cast<fedran::LadderCodec*>(&decoder);
+            if (ladder && fedran::LadderCodec::IsSkip(frame.payload))
+            {
+                // A lazy update: reuse the client's last update ("on_skip": "reuse") or leave
+                // the client out of this round's mean ("omit").
+                record.skipped = true;
+                if (ladder->DecodeSkip(m_scratch))
+                {
+                    m_aggregator->Add(m_scratch, frame.header.samples);
+                }
+            }
+            else
+            {
+                decoder.Decode(m_task->model->Layout(), frame.payload, m_scratch);
+                m_aggregator->Add(m_scratch, frame.header.samples);
+            }
         }
         record.fate = UpdateFate::Accepted;
     }

@@ -49,6 +49,9 @@
 namespace fedran::internal
 {
 
+/// dgc's warmup_rounds when the spec sets none (one stage per round: 25% ... 0.39%).
+constexpr uint32_t kDgcDefaultWarmupRounds = 4;
+
 struct DgcConfig
 {
     double ratio = 0.001;
