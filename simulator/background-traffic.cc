@@ -45,9 +45,16 @@ BackgroundTraffic::Install(const InstalledLink& link, const fedran::LinkConfig& 
     const double peakBps = bg.PeakFraction() * static_cast<double>(link.nominalRateBps);
     const Time interval = Seconds((bg.packetBytes + kWireOverhead) * 8.0 / peakBps);
     auto installDirection = [&](Ptr<NetDevice> from, Ptr<NetDevice> to) {
-        // The sink binds to the address of this link's end: the router has one per link.
+        // One discarding sink per node, bound to any address: the router ends every link, and
+        // UDP demultiplexing scans a node's sockets, so a sink per link would cost O(links)
+        // per background packet there.
+        if (m_sinkNodes.insert(to->GetNode()->GetId()).second)
+        {
+            PacketSinkHelper("ns3::UdpSocketFactory",
+                             InetSocketAddress(Ipv4Address::GetAny(), kPort))
+                .Install(to->GetNode());
+        }
         const InetSocketAddress sinkAddress(AddressOf(to), kPort);
-        PacketSinkHelper("ns3::UdpSocketFactory", sinkAddress).Install(to->GetNode());
         Ptr<BackgroundSource> source = CreateObject<BackgroundSource>();
         source->SetAttribute("Remote", AddressValue(sinkAddress));
         source->SetAttribute("PacketSize", UintegerValue(bg.packetBytes));

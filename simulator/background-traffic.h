@@ -5,6 +5,7 @@
 #include "models/links/backhaul-link.h"
 #include "simulator/scenario/scenario.h"
 
+#include <set>
 #include <vector>
 
 namespace ns3
@@ -33,6 +34,7 @@ class BackgroundTraffic
 
   private:
     std::vector<Ptr<BackgroundSource>> m_sources;
+    std::set<uint32_t> m_sinkNodes; ///< ids of the nodes that have their sink
 };
 
 } // namespace ns3

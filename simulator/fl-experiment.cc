@@ -32,16 +32,6 @@ namespace
 
 constexpr uint16_t kServerPort = 7000;
 
-/// TCP settings for backhaul bulk transfers. ns-3's defaults (536-byte segments, 128 KiB
-/// buffers) would cap a 50 Mbit/s, 30 ms path well below its rate; these match a Linux host.
-void
-ConfigureTcp()
-{
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
-}
-
 /// population.csv: what each client is, as drawn for this run.
 void
 WritePopulation(const std::string& outDir,
@@ -104,7 +94,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     {
         Prepare();
     }
-    ConfigureTcp();
+    ConfigureBackhaulTcp();
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(m_config.seed);
 

@@ -1,5 +1,6 @@
 #include "simulator/star-topology.h"
 
+#include <ns3/config.h>
 #include <ns3/data-rate.h>
 #include <ns3/internet-stack-helper.h>
 #include <ns3/ipv4-address-helper.h>
@@ -113,6 +114,14 @@ SetDefaultRoute(Ptr<Node> node, Ipv4Address gateway)
 }
 
 } // namespace
+
+void
+ConfigureBackhaulTcp()
+{
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
+}
 
 StarTopology::StarTopology(const fedran::ScenarioConfig& config,
                            const std::vector<uint32_t>& clientGroup)

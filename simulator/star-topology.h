@@ -19,6 +19,14 @@ namespace ns3
 {
 
 /**
+ * TCP settings for backhaul bulk transfers (Config defaults; call before building sockets and
+ * the topology, whose end-host queues are sized from them). ns-3's defaults (536-byte
+ * segments, 128 KiB buffers) would cap a 50 Mbit/s, 30 ms path well below its rate; these
+ * match a Linux host.
+ */
+void ConfigureBackhaulTcp();
+
+/**
  * The FL network: server -- core link -- aggregation router -- one backhaul link per client
  * (lte: the UE's radio link to its eNB, then the EPC behind the router).
  *

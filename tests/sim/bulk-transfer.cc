@@ -76,9 +76,7 @@ ServerDrops(const StarTopology& topology)
 BulkResult
 RunBulk(const ScenarioConfig& config, uint64_t bytes, double stopS, bool upload)
 {
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
+    ConfigureBackhaulTcp();
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
 

@@ -64,9 +64,7 @@ RunLink(const nlohmann::json& backhaul, const LinkRunOptions& options)
     ValidateScenario(scenario);
     const ScenarioConfig config = ToConfig(scenario);
 
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
+    ConfigureBackhaulTcp();
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(options.seed);
 

@@ -1,7 +1,6 @@
 #include "one-client-network.h"
 
-#include <ns3/config.h>
-#include <ns3/uinteger.h>
+#include "simulator/star-topology.h"
 
 namespace fedran::test
 {
@@ -9,9 +8,7 @@ namespace fedran::test
 void
 SetFedranTcpDefaults()
 {
-    ns3::Config::SetDefault("ns3::TcpSocket::SegmentSize", ns3::UintegerValue(1448));
-    ns3::Config::SetDefault("ns3::TcpSocket::SndBufSize", ns3::UintegerValue(4u << 20));
-    ns3::Config::SetDefault("ns3::TcpSocket::RcvBufSize", ns3::UintegerValue(4u << 20));
+    ns3::ConfigureBackhaulTcp();
 }
 
 ScenarioConfig
