@@ -58,17 +58,21 @@ def per_run(folder, target):
     final_path = os.path.join(folder, "final.csv")
     if not os.path.isfile(final_path):
         fail(f"{final_path}: no such file (is {folder} a sweep folder?)")
-    final = pd.read_csv(final_path)
+    final = plot.read_csv(final_path)
     needed = ["run_id", "seed", "compression.uplink", "rounds", "final_accuracy",
               f"time_to_{target:g}_s", f"uplink_bytes_to_{target:g}"]
     missing = [c for c in needed if c not in final.columns]
     if missing:
         fail(f"{final_path}: missing column(s) {', '.join(missing)} "
              f"(run sweep.py with --targets {target:g})")
+    if "status" in final.columns:
+        final = final[final["status"] == "done"]  # failed runs have no traces to read
     rows = []
     for _, run in final.iterrows():
-        clients = pd.read_csv(os.path.join(folder, "runs", run["run_id"], "clients.csv"))
-        population = clients["client"].nunique()
+        run_dir = os.path.join(folder, "runs", run["run_id"])
+        clients = plot.read_csv(os.path.join(run_dir, "clients.csv"),
+                                ["client", "status", "deadline_met"])
+        population = clients["client"].nunique()  # the study selects every client each round
         rows.append({"config": config_name(run["compression.uplink"]), "seed": run["seed"],
                      "met": clients["deadline_met"].mean(),
                      "slots": (clients["status"] == "completed").sum() /
