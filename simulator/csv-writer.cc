@@ -9,11 +9,16 @@ namespace fedran
 CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
     : m_path(path),
       m_out(path, std::ios::binary | std::ios::trunc),
+      m_columnNames(columns),
       m_columns(columns.size())
 {
     if (!m_out)
     {
         throw std::runtime_error("cannot write " + path);
+    }
+    if (columns.empty())
+    {
+        throw std::logic_error(path + ": no columns");
     }
     for (const auto& c : columns)
     {
@@ -26,6 +31,12 @@ CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& co
 void
 CsvWriter::Cell(const std::string& text)
 {
+    if (m_cells == m_columns)
+    {
+        throw std::logic_error(m_path + ": row has more than " + std::to_string(m_columns) +
+                               " cells (" + m_columnNames.back() + " is the last column; extra \"" +
+                               text + "\")");
+    }
     if (m_cells > 0)
     {
         m_row += ',';
@@ -99,7 +110,8 @@ CsvWriter::EndRow()
     if (m_cells != m_columns)
     {
         throw std::logic_error(m_path + ": row has " + std::to_string(m_cells) +
-                               " cells, expected " + std::to_string(m_columns));
+                               " cells, expected " + std::to_string(m_columns) + " (missing " +
+                               m_columnNames[m_cells] + " ...)");
     }
     m_row += '\n';
     m_out << m_row;
@@ -110,6 +122,12 @@ CsvWriter::EndRow()
 void
 CsvWriter::Flush()
 {
+    if (m_cells != 0)
+    {
+        throw std::logic_error(m_path + ": flushed in the middle of a row (" +
+                               std::to_string(m_cells) + " of " + std::to_string(m_columns) +
+                               " cells, next " + m_columnNames[m_cells] + ")");
+    }
     m_out.flush();
     if (!m_out)
     {

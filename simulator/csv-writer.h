@@ -12,7 +12,10 @@ namespace fedran
 /**
  * A tidy CSV file: a header row, then one row per record, flushed on request so that a run
  * in progress can be plotted. Numbers are formatted with fixed precision, never with the
- * locale, so the same run writes the same bytes.
+ * locale, so the same run writes the same bytes. A run's traces take their header from the
+ * column table (simulator/trace-schema.h, OpenTrace). A row with more or fewer cells than
+ * there are columns is a bug: the cell too many, EndRow after too few, or Flush in the
+ * middle of a row throws std::logic_error naming the file and the column.
  */
 class CsvWriter
 {
@@ -27,9 +30,15 @@ class CsvWriter
     /// An empty cell, for values that do not exist (e.g. an upload that never ended).
     CsvWriter& AddEmpty();
 
-    /// Ends the row; checks that it had as many cells as there are columns.
+    /// Ends the row; throws std::logic_error unless it had as many cells as there are columns.
     void EndRow();
+    /// Writes the finished rows out; throws std::logic_error in the middle of a row.
     void Flush();
+
+    const std::vector<std::string>& Columns() const
+    {
+        return m_columnNames;
+    }
 
   private:
     void Cell(const std::string& text);
@@ -38,6 +47,7 @@ class CsvWriter
 
     std::string m_path;
     std::ofstream m_out;
+    std::vector<std::string> m_columnNames;
     size_t m_columns;
     size_t m_cells = 0;
     std::string m_row;

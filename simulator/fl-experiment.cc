@@ -12,6 +12,7 @@
 #include "simulator/link-sampler.h"
 #include "simulator/packet-capture.h"
 #include "simulator/star-topology.h"
+#include "simulator/trace-schema.h"
 
 #include <ns3/config.h>
 #include <ns3/double.h>
@@ -38,13 +39,13 @@ WritePopulation(const std::string& outDir,
                 const std::vector<std::string>& groupNames,
                 const std::vector<double>& samplesPerSecond)
 {
-    fedran::CsvWriter csv(outDir + "/population.csv", {"client", "group", "samples_per_second"});
+    const std::unique_ptr<fedran::CsvWriter> csv = fedran::OpenTrace(outDir, "population.csv");
     for (uint32_t i = 0; i < groupNames.size(); ++i)
     {
-        csv.Add(uint64_t{i}).Add(groupNames[i]).Add(samplesPerSecond[i], 3);
-        csv.EndRow();
+        csv->Add(uint64_t{i}).Add(groupNames[i]).Add(samplesPerSecond[i], 3);
+        csv->EndRow();
     }
-    csv.Flush();
+    csv->Flush();
 }
 
 void

@@ -1,9 +1,13 @@
 #include "simulator/fl-stats-collector.h"
 
 #include "models/background-source.h"
+#include "simulator/trace-schema.h"
 
+#include <ns3/abort.h>
 #include <ns3/callback.h>
 #include <ns3/simulator.h>
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -53,44 +57,13 @@ FlStatsCollector::FlStatsCollector(const std::string& outDir,
     : m_groupNames(clientGroupNames),
       m_uplinkCodec(uplinkCodec)
 {
-    m_rounds = std::make_unique<fedran::CsvWriter>(
-        outDir + "/rounds.csv",
-        std::vector<std::string>{"round",
-                                 "sim_time_s",
-                                 "round_duration_s",
-                                 "test_accuracy",
-                                 "test_loss",
-                                 "selected",
-                                 "participants",
-                                 "uplink_payload_bytes",
-                                 "downlink_payload_bytes",
-                                 "uplink_wire_bytes",
-                                 "downlink_wire_bytes",
-                                 "cumulative_uplink_wire_bytes",
-                                 "cumulative_wire_bytes"});
-    m_clients = std::make_unique<fedran::CsvWriter>(
-        outDir + "/clients.csv",
-        std::vector<std::string>{"round",
-                                 "client",
-                                 "group",
-                                 "status",
-                                 "model_received_s",
-                                 "compute_s",
-                                 "upload_start_s",
-                                 "upload_end_s",
-                                 "train_loss",
-                                 "update_norm",
-                                 "grad_variance",
-                                 "raw_bytes",
-                                 "payload_bytes",
-                                 "downlink_payload_bytes",
-                                 "codec",
-                                 "rung",
-                                 "predicted_bps",
-                                 "measured_bps",
-                                 "time_budget_s",
-                                 "deadline_met",
-                                 "skipped"});
+    m_rounds = fedran::OpenTrace(outDir, "rounds.csv");
+    m_clients = fedran::OpenTrace(outDir, "clients.csv");
+    // The adaptive-bitrate columns are the last ones, from rung on.
+    const std::vector<std::string>& columns = m_clients->Columns();
+    const auto rung = std::find(columns.begin(), columns.end(), "rung");
+    NS_ABORT_MSG_IF(rung == columns.end(), "clients.csv: the trace table has no rung column");
+    m_adaptiveColumns = static_cast<size_t>(columns.end() - rung);
 }
 
 void
@@ -222,7 +195,7 @@ FlStatsCollector::AddAdaptiveColumns(const ClientRow& row)
 {
     if (!m_adaptive)
     {
-        for (int i = 0; i < 6; ++i)
+        for (size_t i = 0; i < m_adaptiveColumns; ++i)
         {
             m_clients->AddEmpty();
         }

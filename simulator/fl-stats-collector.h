@@ -32,8 +32,9 @@ struct RunTotals
 
 /**
  * Turns the applications' trace sources and the backhaul devices' transmissions into
- * rounds.csv and clients.csv (columns in docs/traces.md), one flush per round. A late
- * client's row is written when its discarded update arrives (or when the run ends).
+ * rounds.csv and clients.csv (columns in simulator/trace-columns.cc, documented in
+ * docs/traces.md), one flush per round. A late client's row is written when its discarded
+ * update arrives (or when the run ends).
  *
  * Byte accounting is by time: a round's columns count what was sent while it was open
  * (from the previous round's end, or time 0, to its own end). Payload bytes are whole
@@ -111,6 +112,7 @@ class FlStatsCollector
     std::vector<std::string> m_groupNames;
     std::string m_uplinkCodec;
     bool m_adaptive = false;
+    size_t m_adaptiveColumns = 0; ///< clients.csv's columns from rung on
     std::unique_ptr<fedran::CsvWriter> m_rounds;
     std::unique_ptr<fedran::CsvWriter> m_clients;
     std::map<uint32_t, ClientRow> m_current; ///< rows of the open round, by client

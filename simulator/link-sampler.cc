@@ -1,5 +1,7 @@
 #include "simulator/link-sampler.h"
 
+#include "simulator/trace-schema.h"
+
 #include <ns3/callback.h>
 #include <ns3/channel.h>
 #include <ns3/data-rate.h>
@@ -56,14 +58,7 @@ LinkSampler::LinkSampler(const std::string& outDir,
                          double intervalS)
     : m_intervalS(intervalS)
 {
-    m_csv = std::make_unique<fedran::CsvWriter>(
-        outDir + "/links.csv",
-        std::vector<std::string>{"time_s",
-                                 "link",
-                                 "capacity_bps",
-                                 "throughput_bps",
-                                 "queue_bytes",
-                                 "snr_db"});
+    m_csv = fedran::OpenTrace(outDir, "links.csv");
     auto noSnr = [] { return std::nan(""); };
     Ptr<NetDevice> coreRouter = topology.GetCoreRouterDevice();
     Ptr<NetDevice> coreServer = coreRouter->GetChannel()->GetDevice(0) == coreRouter

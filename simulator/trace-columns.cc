@@ -1,0 +1,103 @@
+// The column table of every CSV file a run writes: for each file its columns in order, each
+// with name, type (int, float, string, bool: 0/1), whether a cell may be empty, unit and a
+// one-line description. It is the only place the columns are listed:
+//   - the writers take their headers from it (simulator/trace-schema.h, TraceHeader);
+//   - analysis/trace_schema.py reads the JSON between the raw-string markers below, so the
+//     analysis scripts check the columns they need against it;
+//   - analysis/trace_doc.py --write turns it into the column tables of docs/traces.md.
+// Edit the JSON only (standard JSON, no comments). Column names and order are the traces'
+// format: tests/golden/ holds every shipped scenario's traces byte for byte.
+#include <string_view>
+
+namespace fedran
+{
+extern const std::string_view kTraceColumnsJson;
+const std::string_view kTraceColumnsJson = R"trace-columns(
+{
+  "files": [
+    {
+      "file": "rounds.csv",
+      "description": "one row per round, flushed as the round ends",
+      "writer": "simulator/fl-stats-collector.cc",
+      "columns": [
+        {"name": "round", "type": "int", "unit": "", "description": "1-based round number"},
+        {"name": "sim_time_s", "type": "float", "unit": "s", "description": "simulated time at which the round ended (aggregation and evaluation done)"},
+        {"name": "round_duration_s", "type": "float", "unit": "s", "description": "from sending the global model to the round's end"},
+        {"name": "test_accuracy", "type": "float", "unit": "0–1", "description": "accuracy of the new global model on the whole test set"},
+        {"name": "test_loss", "type": "float", "unit": "nats", "description": "mean cross-entropy of the new global model on the test set"},
+        {"name": "selected", "type": "int", "unit": "clients", "description": "clients sampled for the round"},
+        {"name": "participants", "type": "int", "unit": "clients", "description": "updates aggregated (arrived before the deadline and decoded; at most `clients_per_round`)"},
+        {"name": "uplink_payload_bytes", "type": "int", "unit": "B", "description": "update frames (28-byte header + codec payload) that clients handed to the network while the round was open"},
+        {"name": "downlink_payload_bytes", "type": "int", "unit": "B", "description": "global-model frames the server handed to the network while the round was open"},
+        {"name": "uplink_wire_bytes", "type": "int", "unit": "B", "description": "bytes of FL traffic transmitted by the client ends of the backhaul links while the round was open: PPP, IPv4 and TCP headers, retransmissions and pure ACKs included; background traffic (`backhaul.background`) excluded (lte: the IP packets each UE sends into its radio interface; LTE's own headers, HARQ and padding are not counted, see [links.md](links.md#lte))"},
+        {"name": "downlink_wire_bytes", "type": "int", "unit": "B", "description": "the same at the router ends of the backhaul links (lte: the IP packets the PGW forwards toward each UE)"},
+        {"name": "cumulative_uplink_wire_bytes", "type": "int", "unit": "B", "description": "running sum of `uplink_wire_bytes`"},
+        {"name": "cumulative_wire_bytes", "type": "int", "unit": "B", "description": "running sum of uplink + downlink wire bytes"}
+      ]
+    },
+    {
+      "file": "clients.csv",
+      "description": "one row per selected client per round, flushed as the round ends (a late client's row when its update arrives)",
+      "writer": "simulator/fl-stats-collector.cc",
+      "columns": [
+        {"name": "round", "type": "int", "unit": "", "description": "round the client was selected for"},
+        {"name": "client", "type": "int", "unit": "", "description": "client index (clients are numbered group by group, in scenario order)"},
+        {"name": "group", "type": "string", "unit": "", "description": "name of the client's group"},
+        {"name": "status", "type": "string", "values": ["completed", "late", "dropped", "failed"], "unit": "", "description": "`completed`: update arrived before the round ended and was aggregated (an adaptive uplink's skip with `on_skip: \"omit\"` is accepted but adds nothing); `late`: no update had arrived when the round ended (deadline passed, or the first `clients_per_round` updates of an over-selected round were already in; the client was still computing or uploading, its update is discarded when it arrives, and it is not selected again until then); `dropped`: the client went away before its update arrived (it dropped out, its on/off availability turned off, or its connection closed or reset), including mid-upload; `failed`: an update or frame arrived but could not be used (bad frame, wrong codec, decode error)"},
+        {"name": "model_received_s", "type": "float", "empty": true, "unit": "s", "description": "when the client had the whole global model (empty if it never did)"},
+        {"name": "compute_s", "type": "float", "empty": true, "unit": "s", "description": "simulated local training time: examples × local epochs / `samples_per_second` (empty if the upload had not started)"},
+        {"name": "upload_start_s", "type": "float", "empty": true, "unit": "s", "description": "when the client handed its update to TCP"},
+        {"name": "upload_end_s", "type": "float", "empty": true, "unit": "s", "description": "when the server had the whole update: for `completed`, and for `late` rows whose discarded update arrived before the run ended (then after the round's `sim_time_s`); empty otherwise"},
+        {"name": "train_loss", "type": "float", "unit": "nats", "description": "mean minibatch loss of the client's local training"},
+        {"name": "update_norm", "type": "float", "unit": "", "description": "L2 norm of the client's update (local model minus the model it started from), before compression; 6 significant digits"},
+        {"name": "grad_variance", "type": "float", "unit": "", "description": "estimated variance of the minibatch gradient, tr Cov(g_b): the mean of ‖g_b − g_(b−1)‖² / 2 over consecutive minibatch gradients of the data loss (0 with fewer than two batches); it scales as 1 / batch size, so batch-size and step-size controllers can read it. Formula and bias in `models/learning/local-trainer.h` (`TrainingResult`); 6 significant digits"},
+        {"name": "raw_bytes", "type": "int", "unit": "B", "description": "the update as float32 before compression"},
+        {"name": "payload_bytes", "type": "int", "unit": "B", "description": "the encoded update frame (header + codec payload); 0 if the upload had not started by the round's end"},
+        {"name": "downlink_payload_bytes", "type": "int", "unit": "B", "description": "the global-model frame sent to this client"},
+        {"name": "codec", "type": "string", "unit": "", "description": "uplink codec"},
+        {"name": "rung", "type": "int", "empty": true, "unit": "", "description": "adaptive uplink (all six columns below are empty otherwise): the ladder rung the client used (0 = most faithful); empty for a skip or when the update was not sent"},
+        {"name": "predicted_bps", "type": "int", "empty": true, "unit": "bit/s", "description": "adaptive: the bandwidth prediction the choice used; empty if there was none"},
+        {"name": "measured_bps", "type": "int", "empty": true, "unit": "bit/s", "description": "adaptive: the client's newest own measurement when it chose (bytes / hand-off → last byte acknowledged, of its latest acknowledged update); this round's own upload is `payload_bytes` over `upload_end_s` − `upload_start_s`"},
+        {"name": "time_budget_s", "type": "float", "empty": true, "unit": "s", "description": "adaptive: the upload time budget (deadline − compute − elapsed for `deadline`/`hybrid`, `target_upload_s` for `throughput`)"},
+        {"name": "deadline_met", "type": "bool", "empty": true, "unit": "", "description": "adaptive: the update (or skip) arrived before the round closed (`status` completed)"},
+        {"name": "skipped", "type": "bool", "empty": true, "unit": "", "description": "adaptive: a lazy-update skip (see docs/adaptive-bitrate.md)"}
+      ]
+    },
+    {
+      "file": "partition.csv",
+      "description": "one row per client: its training examples and their labels, written before round 1",
+      "writer": "models/learning/partition-summary.cc",
+      "columns": [
+        {"name": "client", "type": "int", "unit": "", "description": "client index, as in `clients.csv`"},
+        {"name": "group", "type": "string", "unit": "", "description": "name of the client's group"},
+        {"name": "samples", "type": "int", "unit": "", "description": "training examples the client holds (its FedAvg weight)"},
+        {"name": "label_{i}", "type": "int", "repeat": {"count": "classes", "symbol": "C"}, "unit": "", "description": "how many of them have each label (C = the dataset's classes)"}
+      ]
+    },
+    {
+      "file": "population.csv",
+      "description": "one row per client: its group and the training speed drawn for it; written before the first round",
+      "writer": "simulator/fl-experiment.cc",
+      "columns": [
+        {"name": "client", "type": "int", "unit": "", "description": "client index, as in `clients.csv`"},
+        {"name": "group", "type": "string", "unit": "", "description": "name of the client's group"},
+        {"name": "samples_per_second", "type": "float", "unit": "examples/s", "description": "training speed of the client: its group's `compute.samples_per_second`, or the value drawn for it from that distribution"}
+      ]
+    },
+    {
+      "file": "links.csv",
+      "description": "one row per link direction every `output.link_sample_s` seconds (default 1; 0: no file)",
+      "writer": "simulator/link-sampler.cc",
+      "columns": [
+        {"name": "time_s", "type": "float", "unit": "s", "description": "end of the sampling interval"},
+        {"name": "link", "type": "string", "unit": "", "description": "link direction, as above"},
+        {"name": "capacity_bps", "type": "int", "unit": "bit/s", "description": "the link's capacity at `time_s`: p2p and core the fixed rate; microwave the rate of the modulation in use (0 while out); trace the current trace rate (0 while out); lte what one UE alone in its cell would be granted at its SINR (all RBs, at the MCS ns-3's schedulers derive from it; 0 below CQI 1), the same in both directions"},
+        {"name": "throughput_bps", "type": "int", "unit": "bit/s", "description": "bytes the receiving device delivered during the interval × 8 / interval: wire bytes (PPP, IP, TCP/UDP headers, retransmissions included) of all traffic, background (`backhaul.background`) included, packets lost to link errors or outages excluded (lte: IP packets the PGW receives from the UE, or the UE's LTE interface receives)"},
+        {"name": "queue_bytes", "type": "int", "empty": true, "unit": "B", "description": "backlog at the sending end at `time_s`: the device queue plus the traffic-control queue discipline in front of it (the host's pfifo_fast at a client, the core queue at the router's core port); empty for lte (the backlog is in RLC buffers ns-3 does not expose)"},
+        {"name": "snr_db", "type": "float", "empty": true, "unit": "dB", "description": "microwave: clear-sky SNR minus the fade at `time_s`; lte: the UE's uplink SINR as its eNB last measured it (SRS), before the first measurement the path-loss SNR; empty for links without an SNR"}
+      ]
+    }
+  ]
+}
+)trace-columns";
+} // namespace fedran
