@@ -32,6 +32,7 @@ import plot  # analysis/plot.py: the accuracy figures and trace reading
 
 PROG = "abr_study"
 plot.PROG = PROG
+CLIENT_COLUMNS = plot.trace_schema.require("clients.csv", ["client", "status", "deadline_met"])
 fail = plot.fail
 
 
@@ -70,8 +71,7 @@ def per_run(folder, target):
     rows = []
     for _, run in final.iterrows():
         run_dir = os.path.join(folder, "runs", run["run_id"])
-        clients = plot.read_csv(os.path.join(run_dir, "clients.csv"),
-                                ["client", "status", "deadline_met"])
+        clients = plot.read_csv(os.path.join(run_dir, "clients.csv"), CLIENT_COLUMNS)
         population = clients["client"].nunique()  # the study selects every client each round
         rows.append({"config": config_name(run["compression.uplink"]), "seed": run["seed"],
                      "met": clients["deadline_met"].mean(),

@@ -11,8 +11,9 @@ Writes into PLOT_DIR (default DIR/plots), each as PNG and PDF:
   links                link capacity and throughput over time (runs with links.csv)
   controller           rung chosen by the controller per round (clients.csv with `rung`)
 One line per configuration: the mean over seeds with a 95% confidence band (Student t).
-Columns are read by name (docs/traces.md); extra columns are ignored. Exit status 2 for a
-folder that holds neither a sweep nor a run, or a trace missing a needed column.
+Columns are read by name and checked against the trace table (analysis/trace_schema.py,
+docs/traces.md); extra columns are ignored. Exit status 2 for a folder that holds neither a
+sweep nor a run, or a trace missing a needed column.
 """
 import argparse
 import json
@@ -28,8 +29,15 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import trace_schema  # noqa: E402  (the traces' column table)
+
 PROG = "plot"
-ROUND_COLUMNS = ["round", "sim_time_s", "test_accuracy", "cumulative_uplink_wire_bytes"]
+ROUND_COLUMNS = trace_schema.require("rounds.csv", ["round", "sim_time_s", "test_accuracy",
+                                                    "cumulative_uplink_wire_bytes"])
+CLIENT_TRAFFIC_COLUMNS = trace_schema.require("clients.csv", ["client", "payload_bytes"])
+CONTROLLER_COLUMNS = trace_schema.require("clients.csv", ["round", "rung"])
+LINK_COLUMNS = trace_schema.require("links.csv", ["time_s", "link", "capacity_bps",
+                                                  "throughput_bps"])
 # Two-sided 97.5% Student t quantiles for 1..30 degrees of freedom (normal beyond).
 T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
@@ -43,14 +51,27 @@ def fail(message):
     sys.exit(2)
 
 
+def missing_columns(path, frame, required):
+    """Fails naming the file and every column of `required` the frame lacks. For a run's
+    trace (named as fedran names it: rounds.csv, clients.csv, ...) each column must also be
+    one of the trace table's."""
+    name = os.path.basename(path)
+    if trace_schema.is_trace(name):
+        try:
+            trace_schema.require(name, required)
+        except trace_schema.TraceSchemaError as e:
+            fail(f"{path}: {e}")
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        fail(f"{path}: missing column(s) {', '.join(missing)}")
+
+
 def read_csv(path, required=()):
     try:
         frame = pd.read_csv(path)
     except Exception as e:  # pandas raises several parser error types
         fail(f"{path}: cannot parse: {e}")
-    missing = [c for c in required if c not in frame.columns]
-    if missing:
-        fail(f"{path}: missing column(s) {', '.join(missing)}")
+    missing_columns(path, frame, required)
     return frame
 
 
@@ -199,7 +220,7 @@ def client_traffic_figure(title, frame, runs, out_dir, formats, written):
             path = os.path.join(runs[run_id], "clients.csv")
             if not os.path.isfile(path):
                 continue
-            clients = read_csv(path, ["client", "payload_bytes"])
+            clients = read_csv(path, CLIENT_TRAFFIC_COLUMNS)
             values += list(clients.groupby("client")["payload_bytes"].sum())
         if values:
             totals[label] = np.asarray(values, dtype=float)
@@ -242,8 +263,7 @@ def links_figure(title, frame, runs, out_dir, formats, written, max_panels=6, ma
     for label, run_id in first_run_per_label(frame):
         path = os.path.join(runs[run_id], "links.csv")
         if os.path.isfile(path):
-            found.append((label, read_csv(path, ["time_s", "link", "capacity_bps",
-                                                 "throughput_bps"])))
+            found.append((label, read_csv(path, LINK_COLUMNS)))
     if not found:
         return
     found = found[:max_panels]
@@ -277,8 +297,9 @@ def controller_figure(title, frame, runs, out_dir, formats, written):
         path = os.path.join(runs[run_id], "clients.csv")
         if not os.path.isfile(path):
             continue
-        clients = pd.read_csv(path)
-        if "rung" not in clients.columns or clients["rung"].isna().all():
+        clients = read_csv(path)
+        if any(c not in clients.columns for c in CONTROLLER_COLUMNS) or \
+                clients["rung"].isna().all():
             continue
         rung = clients.groupby("round")["rung"].mean()
         for rnd, value in rung.items():

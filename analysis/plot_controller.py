@@ -31,8 +31,11 @@ import plot  # noqa: E402  (analysis/plot.py: the shared trace reading)
 import plot_timeline  # noqa: E402  (run names, reading a run's traces)
 
 plot.PROG = "plot_controller"
-ADAPTIVE_COLUMNS = ["round", "client", "group", "upload_start_s", "rung", "predicted_bps",
-                    "measured_bps", "skipped"]
+ADAPTIVE_COLUMNS = plot.trace_schema.require(
+    "clients.csv", ["round", "client", "group", "upload_start_s", "rung", "predicted_bps",
+                    "measured_bps", "skipped"])
+POPULATION_COLUMNS = plot.trace_schema.require("population.csv", ["client", "group"])
+LINK_COLUMNS = plot.trace_schema.require("links.csv", ["time_s", "link", "capacity_bps"])
 
 
 def rung_names(run_dir):
@@ -90,16 +93,13 @@ def main():
     args = parser.parse_args()
 
     clients = plot_timeline.read(args.run_dir, "clients.csv", ["round", "client", "group"])
-    missing = [c for c in ADAPTIVE_COLUMNS if c not in clients.columns]
-    if missing:
-        plot.fail(f"{os.path.join(args.run_dir, 'clients.csv')}: missing column(s) "
-                  f"{', '.join(missing)}")
+    plot.missing_columns(os.path.join(args.run_dir, "clients.csv"), clients, ADAPTIVE_COLUMNS)
     if clients["rung"].isna().all() and not clients["skipped"].fillna(0).astype(bool).any():
         plot.fail(f"{os.path.join(args.run_dir, 'clients.csv')}: no controller decisions "
                   f"(the run's uplink is not adaptive)")
-    population = plot_timeline.read(args.run_dir, "population.csv", ["client", "group"])
+    population = plot_timeline.read(args.run_dir, "population.csv", POPULATION_COLUMNS)
     links_path = os.path.join(args.run_dir, "links.csv")
-    links = plot.read_csv(links_path, ["time_s", "link", "capacity_bps"]) \
+    links = plot.read_csv(links_path, LINK_COLUMNS) \
         if os.path.isfile(links_path) else None
     names = rung_names(args.run_dir)
     sent = clients[clients["upload_start_s"].notna()]

@@ -17,7 +17,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import plot  # noqa: E402  (analysis/plot.py: the shared trace reading and units)
 
 plot.PROG = "plot_run"
-REQUIRED = ["round", "sim_time_s", "test_accuracy", "cumulative_wire_bytes"]
+REQUIRED = plot.trace_schema.require("rounds.csv", ["round", "sim_time_s", "test_accuracy",
+                                                    "cumulative_wire_bytes"])
 
 
 def load_rounds(run_dir):

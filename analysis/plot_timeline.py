@@ -29,6 +29,12 @@ plot.PROG = "plot_timeline"
 SNR_FLOOR_DB = -10
 STATUS_COLOURS = {"completed": "tab:green", "late": "tab:orange", "dropped": "tab:red",
                   "failed": "black"}
+require = plot.trace_schema.require
+ROUND_COLUMNS = require("rounds.csv", ["round", "sim_time_s", "round_duration_s"])
+CLIENT_COLUMNS = require("clients.csv", ["round", "client", "group", "status"])
+LINK_COLUMNS = require("links.csv", ["time_s", "link", "capacity_bps"])
+require("links.csv", ["snr_db"])  # read when the links have an SNR
+POPULATION_COLUMNS = require("population.csv", ["client", "group"])
 
 
 def read(run_dir, name, required):
@@ -84,10 +90,10 @@ def main():
     parser.add_argument("--clients", help="comma-separated client indices whose links to draw")
     args = parser.parse_args()
 
-    rounds = read(args.run_dir, "rounds.csv", ["round", "sim_time_s", "round_duration_s"])
-    clients = read(args.run_dir, "clients.csv", ["round", "client", "group", "status"])
-    links = read(args.run_dir, "links.csv", ["time_s", "link", "capacity_bps"])
-    population = read(args.run_dir, "population.csv", ["client", "group"])
+    rounds = read(args.run_dir, "rounds.csv", ROUND_COLUMNS)
+    clients = read(args.run_dir, "clients.csv", CLIENT_COLUMNS)
+    links = read(args.run_dir, "links.csv", LINK_COLUMNS)
+    population = read(args.run_dir, "population.csv", POPULATION_COLUMNS)
     picked = pick_clients(links, population, args.clients)
     group_of = dict(zip(population["client"], population["group"]))
     has_snr = "snr_db" in links.columns and links["snr_db"].notna().any()

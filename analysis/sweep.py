@@ -41,8 +41,12 @@ from sweep_plan import BadInput, column_value, expand, load_sweep, short_names, 
 from sweep_run import (PROG, Progress, fail, failure_line, is_finished, on_sigterm, read_json,
                        write_atomic, write_json)
 from sweep_slurm import run_one, slurm_submit, slurm_wait
+import trace_schema
 
 DEFAULT_TARGETS = "0.7,0.8"
+# rounds.csv columns collect() reads (the cumulative byte columns only when present).
+ROUND_COLUMNS = trace_schema.require("rounds.csv", ["round", "sim_time_s", "test_accuracy"])
+trace_schema.require("rounds.csv", ["cumulative_uplink_wire_bytes", "cumulative_wire_bytes"])
 
 
 # Collecting results --------------------------------------------------------------------------
@@ -81,7 +85,11 @@ def collect(out_dir, targets):
             finals.append(row)
             continue
         manifest = read_json(os.path.join(run_dir, "run.json"))
-        rounds = pd.read_csv(os.path.join(run_dir, "rounds.csv"))
+        rounds_path = os.path.join(run_dir, "rounds.csv")
+        rounds = pd.read_csv(rounds_path)
+        missing = [c for c in ROUND_COLUMNS if c not in rounds.columns]
+        if missing:
+            raise BadInput(f"{rounds_path}: missing column(s) {', '.join(missing)}")
         identity = pd.DataFrame([row] * len(rounds))
         rounds_frames.append(pd.concat([identity, rounds.reset_index(drop=True)], axis=1))
 
@@ -230,7 +238,10 @@ def sweep_main(argv):
     for run_id in failed:
         print(f"{PROG}: {run_id} failed: {failure_line(os.path.join(out_dir, 'runs', run_id))} "
               f"(see {out_dir}/runs/{run_id}/stderr.txt)", file=sys.stderr)
-    collect(out_dir, targets)
+    try:
+        collect(out_dir, targets)
+    except BadInput as e:
+        fail(str(e))
     return 1 if failed else 0
 
 
