@@ -77,7 +77,8 @@ WriteSweep(const std::filesystem::path& dir)
         }
         std::filesystem::create_directories(dir / "runs" / run.id);
         WriteFile(dir / "runs" / run.id / "clients.csv",
-                  "round,client,status,deadline_met\n" + run.clients);
+                  TraceHeaderLine("clients.csv", {"round", "client", "status", "deadline_met"}) +
+                      run.clients);
     }
     WriteFile(dir / "final.csv", final);
     WriteFile(dir / "summary.csv", summary);

@@ -10,8 +10,13 @@ namespace fedran::test
 namespace
 {
 
-const char* kClientsHeader = "round,client,group,status,upload_start_s,rung,predicted_bps,"
-                             "measured_bps,skipped\n";
+// The hand-written traces' columns, each one of the trace table's.
+std::string
+ClientsHeader()
+{
+    return TraceHeaderLine("clients.csv", {"round", "client", "group", "status", "upload_start_s",
+                                           "rung", "predicted_bps", "measured_bps", "skipped"});
+}
 
 /// Three rounds; the "fading" group's link drops from 200 to 20 kbit/s at t = 4 s, its two
 /// clients step down the ladder in round 2, and one skips in round 3.
@@ -19,7 +24,7 @@ void
 WriteAdaptiveRun(const std::filesystem::path& dir)
 {
     WriteFile(dir / "clients.csv",
-              std::string(kClientsHeader) + "1,0,steady,completed,1.0,0,200000,,0\n"
+              ClientsHeader() + "1,0,steady,completed,1.0,0,200000,,0\n"
                                             "1,1,fading,completed,1.0,0,200000,,0\n"
                                             "1,2,fading,completed,1.2,0,200000,,0\n"
                                             "2,0,steady,completed,5.0,0,190000,190000,0\n"
@@ -28,8 +33,9 @@ WriteAdaptiveRun(const std::filesystem::path& dir)
                                             "3,0,steady,completed,9.0,0,190000,190000,0\n"
                                             "3,1,fading,completed,9.0,,19000,19000,1\n"
                                             "3,2,fading,late,9.4,3,18000,17000,0\n");
-    WriteFile(dir / "population.csv", "client,group\n0,steady\n1,fading\n2,fading\n");
-    std::string links = "time_s,link,capacity_bps,throughput_bps,queue_bytes,snr_db\n";
+    WriteFile(dir / "population.csv", TraceHeaderLine("population.csv", {"client", "group"}) +
+                                          "0,steady\n1,fading\n2,fading\n");
+    std::string links = TraceHeaderLine("links.csv");
     for (int t = 0; t <= 10; ++t)
     {
         for (int c = 0; c < 3; ++c)
@@ -89,7 +95,9 @@ TEST(PlotControllerTest, ARunWithoutControllerColumnsExitsTwo)
     TempDir dir("plot-controller-bad");
     WriteAdaptiveRun(dir.Path());
     WriteFile(dir.Path() / "clients.csv",
-              "round,client,group,status,upload_start_s\n1,0,steady,completed,1.0\n");
+              TraceHeaderLine("clients.csv",
+                              {"round", "client", "group", "status", "upload_start_s"}) +
+                  "1,0,steady,completed,1.0\n");
     ToolResult r = RunTool("plot_controller.py", ".", dir.Path());
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("plot_controller: ./clients.csv: missing column(s) rung"),
@@ -99,7 +107,7 @@ TEST(PlotControllerTest, ARunWithoutControllerColumnsExitsTwo)
 
     // The columns, but every one empty: a fixed (non-adaptive) codec.
     WriteFile(dir.Path() / "clients.csv",
-              std::string(kClientsHeader) + "1,0,steady,completed,1.0,,,,\n");
+              ClientsHeader() + "1,0,steady,completed,1.0,,,,\n");
     r = RunTool("plot_controller.py", ".", dir.Path());
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("no controller decisions"), std::string::npos) << r.stderrText;

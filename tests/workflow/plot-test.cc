@@ -49,14 +49,17 @@ TEST(PlotTest, LinksAndControllerFiguresAppearWhenTheirColumnsDo)
 {
     // A hand-written run folder with the optional traces (links.csv, clients.csv's rung).
     TempDir dir("plot-optional");
+    std::string rounds = TraceHeaderLine(
+        "rounds.csv", {"round", "sim_time_s", "test_accuracy", "cumulative_uplink_wire_bytes"});
+    rounds.insert(rounds.size() - 1, ",extra"); // a column the scripts do not know is ignored
     WriteFile(dir.Path() / "rounds.csv",
-              "round,sim_time_s,test_accuracy,cumulative_uplink_wire_bytes,extra\n"
-              "1,1.5,0.70,1000,x\n2,3.0,0.75,2000,x\n3,4.5,0.78,400000,x\n");
+              rounds + "1,1.5,0.70,1000,x\n2,3.0,0.75,2000,x\n3,4.5,0.78,400000,x\n");
     WriteFile(dir.Path() / "clients.csv",
-              "round,client,payload_bytes,rung\n1,0,500,0\n1,1,500,1\n2,0,500,1\n2,1,500,2\n"
-              "3,0,199000,2\n3,1,199000,2\n");
+              TraceHeaderLine("clients.csv", {"round", "client", "payload_bytes", "rung"}) +
+                  "1,0,500,0\n1,1,500,1\n2,0,500,1\n2,1,500,2\n"
+                  "3,0,199000,2\n3,1,199000,2\n");
     WriteFile(dir.Path() / "links.csv",
-              "time_s,link,capacity_bps,throughput_bps,queue_bytes,snr_db\n"
+              TraceHeaderLine("links.csv") +
               "0.5,bh0,5e7,1e7,0,20\n1.0,bh0,4e7,3e7,100,18\n0.5,bh1,5e7,2e7,0,21\n"
               "1.0,bh1,5e7,2.5e7,0,22\n");
     ToolResult r = RunTool("plot.py", ". --formats png", dir.Path());
@@ -88,8 +91,9 @@ TEST(PlotRunTest, OneRunGetsItsAccuracyPng)
 {
     TempDir dir("plot-run");
     WriteFile(dir.Path() / "rounds.csv",
-              "round,sim_time_s,test_accuracy,cumulative_wire_bytes\n1,1.5,0.70,1000\n"
-              "2,3.0,0.75,2000000\n");
+              TraceHeaderLine("rounds.csv",
+                              {"round", "sim_time_s", "test_accuracy", "cumulative_wire_bytes"}) +
+                  "1,1.5,0.70,1000\n2,3.0,0.75,2000000\n");
     ToolResult r = RunTool("plot_run.py", ".", dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     EXPECT_GT(std::filesystem::file_size(dir.Path() / "accuracy.png"), 5000u);
@@ -106,12 +110,14 @@ TEST(PlotTimelineTest, OneRunGetsItsTimelineAndBadInputExitsTwo)
     // A hand-written microwave run: two groups, a late client, an outage in links.csv.
     TempDir dir("plot-timeline");
     WriteFile(dir.Path() / "rounds.csv",
-              "round,sim_time_s,round_duration_s\n1,2.0,2.0\n2,5.0,3.0\n");
+              TraceHeaderLine("rounds.csv", {"round", "sim_time_s", "round_duration_s"}) +
+                  "1,2.0,2.0\n2,5.0,3.0\n");
     WriteFile(dir.Path() / "clients.csv",
-              "round,client,group,status\n1,0,near,completed\n1,1,far,late\n"
-              "2,0,near,completed\n2,2,far,completed\n");
-    WriteFile(dir.Path() / "population.csv", "client,group\n0,near\n1,far\n2,far\n");
-    std::string links = "time_s,link,capacity_bps,throughput_bps,queue_bytes,snr_db\n";
+              TraceHeaderLine("clients.csv", {"round", "client", "group", "status"}) +
+                  "1,0,near,completed\n1,1,far,late\n2,0,near,completed\n2,2,far,completed\n");
+    WriteFile(dir.Path() / "population.csv",
+              TraceHeaderLine("population.csv", {"client", "group"}) + "0,near\n1,far\n2,far\n");
+    std::string links = TraceHeaderLine("links.csv");
     for (int t = 1; t <= 5; ++t)
     {
         for (int c = 0; c < 3; ++c)

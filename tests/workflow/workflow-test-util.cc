@@ -1,5 +1,7 @@
 #include "workflow-test-util.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <sys/wait.h>
@@ -57,6 +59,59 @@ RunDirs(const std::filesystem::path& sweepDir)
     }
     std::sort(dirs.begin(), dirs.end());
     return dirs;
+}
+
+std::string
+TraceHeaderLine(const std::string& file, const std::vector<std::string>& columns)
+{
+    const std::string text = ReadFile(std::filesystem::path(FEDRAN_SOURCE_DIR) /
+                                      "simulator/trace-columns.cc");
+    const std::string begin = "R\"trace-columns(";
+    const size_t at = text.find(begin);
+    const size_t end = text.find(")trace-columns\"");
+    if (at == std::string::npos || end == std::string::npos || end < at)
+    {
+        ADD_FAILURE() << "simulator/trace-columns.cc: no table between the markers";
+        return "";
+    }
+    const nlohmann::json table =
+        nlohmann::json::parse(text.substr(at + begin.size(), end - at - begin.size()));
+    std::vector<std::string> listed;
+    for (const auto& entry : table.at("files"))
+    {
+        if (entry.at("file") == file)
+        {
+            for (const auto& column : entry.at("columns"))
+            {
+                listed.push_back(column.at("name"));
+            }
+        }
+    }
+    if (listed.empty())
+    {
+        ADD_FAILURE() << file << " is not in the trace table";
+    }
+    const std::vector<std::string>& names = columns.empty() ? listed : columns;
+    std::string line;
+    size_t previous = 0;
+    for (const std::string& name : names)
+    {
+        const auto found = std::find(listed.begin(), listed.end(), name);
+        if (found == listed.end())
+        {
+            ADD_FAILURE() << file << ": no column " << name << " in the trace table";
+        }
+        else if (size_t(found - listed.begin()) < previous)
+        {
+            ADD_FAILURE() << file << ": " << name << " is out of the trace table's order";
+        }
+        else
+        {
+            previous = size_t(found - listed.begin());
+        }
+        line += (line.empty() ? "" : ",") + name;
+    }
+    return line + "\n";
 }
 
 } // namespace fedran::test
