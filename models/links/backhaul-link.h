@@ -5,7 +5,7 @@
 // lives in its own file in this folder and is registered by one line in backhaul-link.cc; its
 // scenario keys are one branch of clients.groups[].backhaul in scenarios/scenario.schema.json.
 
-#include "simulator/scenario/scenario.h"
+#include "models/link-config/link-config.h"
 
 #include <ns3/net-device-container.h>
 #include <ns3/node.h>

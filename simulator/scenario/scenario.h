@@ -4,61 +4,25 @@
 // Reading a scenario: parse the JSON file, apply --set overrides, validate against
 // scenarios/scenario.schema.json (compiled in), fill defaults, and extract typed settings.
 // Every error is a ScenarioError whose message names the JSON path or the file; the CLI
-// maps it to exit status 2.
+// maps it to exit status 2. ScenarioError, LinkConfig and the units of rates and times live
+// in models/link-config/, which the link models read too.
 
 #include "models/learning/client-sizes.h"
 #include "models/learning/compute-speed.h"
 #include "models/learning/csv-reader.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/server-optimizer.h"
+#include "models/link-config/link-config.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace fedran
 {
-
-class ScenarioError : public std::runtime_error
-{
-  public:
-    using std::runtime_error::runtime_error;
-};
-
-/// Background traffic on one backhaul link (backhaul.background; docs/links.md).
-struct BackgroundConfig
-{
-    double load = 0.0;      ///< long-run mean wire rate per direction / nominal capacity
-    bool onOff = false;     ///< pattern "on_off" (else "constant")
-    double meanOnS = 1.0;   ///< on_off: mean on period
-    double meanOffS = 1.0;  ///< on_off: mean off period
-    bool uplink = true;     ///< client to router
-    bool downlink = true;   ///< router to client
-    uint32_t packetBytes = 1400; ///< UDP payload
-
-    /// The sending rate during on periods (all the time for "constant"), as a fraction of
-    /// the capacity: load / duty cycle.
-    double PeakFraction() const
-    {
-        return onOff ? load * (meanOnS + meanOffS) / meanOnS : load;
-    }
-};
-
-struct LinkConfig
-{
-    std::string type;      ///< "p2p", "microwave", "trace": a model in models/links/
-    uint64_t rateBps = 0;  ///< p2p: from strings such as "50Mbps"
-    double delayS = 0.0;   ///< p2p, trace: one-way propagation delay, from strings such as "5ms"
-    double loss = 0.0;     ///< p2p, trace: packet loss probability in [0, 1)
-    /// The whole validated backhaul object: link models read their own keys from it.
-    nlohmann::json spec = nlohmann::json::object();
-    std::string path;      ///< JSON path of the object ("clients.groups.0.backhaul"), for errors
-    std::optional<BackgroundConfig> background; ///< none without a "background" key
-};
 
 /// When a group's clients can take part (clients.groups[].availability).
 struct AvailabilityConfig
@@ -178,13 +142,6 @@ ScenarioConfig ToConfig(const nlohmann::json& resolved);
 
 /// The compiled-in JSON Schema (scenarios/scenario.schema.json).
 const nlohmann::json& ScenarioSchema();
-
-/// "50Mbps" -> 50e6 bits/s; accepts bps, kbps, Mbps, Gbps (SI, as ns-3 DataRate) and
-/// plain numbers (bits/s). Throws std::invalid_argument with the reason.
-uint64_t ParseDataRate(const std::string& text);
-
-/// "5ms" -> 0.005 s; accepts s, ms, us, ns, min and plain numbers (seconds).
-double ParseTime(const std::string& text);
 
 } // namespace fedran
 

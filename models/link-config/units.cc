@@ -1,6 +1,6 @@
 // Data rates and times written as strings in scenario files ("50Mbps", "5ms").
 
-#include "simulator/scenario/scenario.h"
+#include "models/link-config/units.h"
 
 #include <algorithm>
 #include <array>
