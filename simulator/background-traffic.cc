@@ -35,14 +35,14 @@ BackgroundTraffic::Install(const InstalledLink& link, const fedran::LinkConfig& 
     {
         return;
     }
-    if (link.nominalRateBps == 0)
+    if (link.NominalRateBps() == 0)
     {
         // A link model must say what capacity `load` is a fraction of (InstalledLink).
         throw std::logic_error(config.path + ".background: the " + config.type +
                                " link model gives no nominal capacity");
     }
     const fedran::BackgroundConfig& bg = *config.background;
-    const double peakBps = bg.PeakFraction() * static_cast<double>(link.nominalRateBps);
+    const double peakBps = bg.PeakFraction() * static_cast<double>(link.NominalRateBps());
     const Time interval = Seconds((bg.packetBytes + kWireOverhead) * 8.0 / peakBps);
     auto installDirection = [&](Ptr<NetDevice> from, Ptr<NetDevice> to) {
         // One discarding sink per node, bound to any address: the router ends every link, and
@@ -64,13 +64,12 @@ BackgroundTraffic::Install(const InstalledLink& link, const fedran::LinkConfig& 
         from->GetNode()->AddApplication(source);
         m_sources.push_back(source);
     };
-    if (bg.uplink)
+    for (LinkDirection direction : {LinkDirection::Uplink, LinkDirection::Downlink})
     {
-        installDirection(link.devices.Get(0), link.devices.Get(1));
-    }
-    if (bg.downlink)
-    {
-        installDirection(link.devices.Get(1), link.devices.Get(0));
+        if (direction == LinkDirection::Uplink ? bg.uplink : bg.downlink)
+        {
+            installDirection(link.GetSender(direction), link.GetReceiver(direction));
+        }
     }
 }
 

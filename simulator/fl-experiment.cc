@@ -139,7 +139,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         client->SetTask(m_task);
         client->SetTrainingPool(pool);
         topology.GetClient(i)->AddApplication(client);
-        client->SetStartTime(Seconds(topology.GetLink(i).readyS));
+        client->SetStartTime(Seconds(topology.GetLink(i).ReadyS()));
         clients.push_back(client);
         groupNames.push_back(group.name);
     }

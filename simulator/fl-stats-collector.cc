@@ -85,18 +85,10 @@ FlStatsCollector::Connect(Ptr<FlServerApp> server,
         clients[i]->TraceConnectWithoutContext("UpdateSent",
                                                MakeCallback(&FlStatsCollector::UpdateSent, this));
         const InstalledLink& link = topology.GetLink(i);
-        if (link.connectTransmitted)
-        {
-            link.connectTransmitted(true, [this](uint64_t bytes) { m_uplinkWire += bytes; });
-            link.connectTransmitted(false, [this](uint64_t bytes) { m_downlinkWire += bytes; });
-            continue;
-        }
-        topology.GetClientDevice(i)->TraceConnectWithoutContext(
-            "PhyTxEnd",
-            MakeCallback(&FlStatsCollector::UplinkTx, this));
-        topology.GetRouterDevice(i)->TraceConnectWithoutContext(
-            "PhyTxEnd",
-            MakeCallback(&FlStatsCollector::DownlinkTx, this));
+        link.ConnectTransmitted(LinkDirection::Uplink,
+                                MakeCallback(&FlStatsCollector::UplinkTx, this));
+        link.ConnectTransmitted(LinkDirection::Downlink,
+                                MakeCallback(&FlStatsCollector::DownlinkTx, this));
     }
 }
 

@@ -3,13 +3,7 @@
 #include "simulator/trace-schema.h"
 
 #include <ns3/callback.h>
-#include <ns3/channel.h>
-#include <ns3/data-rate.h>
-#include <ns3/point-to-point-net-device.h>
-#include <ns3/queue-disc.h>
-#include <ns3/queue.h>
 #include <ns3/simulator.h>
-#include <ns3/traffic-control-layer.h>
 
 #include <cmath>
 #include <optional>
@@ -26,31 +20,6 @@ CountBytes(uint64_t* bytes, Ptr<const Packet> packet)
     *bytes += packet->GetSize();
 }
 
-/// Bytes waiting to leave `device`: its own queue plus the queue discipline in front of it.
-/// Empty for a device that is not point-to-point (lte: the backlog sits in RLC buffers that
-/// ns-3 does not expose).
-std::optional<uint64_t>
-Backlog(Ptr<NetDevice> device)
-{
-    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(device);
-    if (!p2p)
-    {
-        return std::nullopt;
-    }
-    uint64_t bytes = p2p->GetQueue()->GetNBytes();
-    Ptr<TrafficControlLayer> tc = device->GetNode()->GetObject<TrafficControlLayer>();
-    Ptr<QueueDisc> qdisc = tc ? tc->GetRootQueueDiscOnDevice(device) : nullptr;
-    return bytes + (qdisc ? qdisc->GetNBytes() : 0);
-}
-
-uint64_t
-DeviceRate(Ptr<NetDevice> device)
-{
-    DataRateValue rate;
-    device->GetAttribute("DataRate", rate);
-    return rate.Get().GetBitRate();
-}
-
 } // namespace
 
 LinkSampler::LinkSampler(const std::string& outDir,
@@ -59,63 +28,17 @@ LinkSampler::LinkSampler(const std::string& outDir,
     : m_intervalS(intervalS)
 {
     m_csv = fedran::OpenTrace(outDir, "links.csv");
-    auto noSnr = [] { return std::nan(""); };
-    Ptr<NetDevice> coreRouter = topology.GetCoreRouterDevice();
-    Ptr<NetDevice> coreServer = coreRouter->GetChannel()->GetDevice(0) == coreRouter
-                                    ? coreRouter->GetChannel()->GetDevice(1)
-                                    : coreRouter->GetChannel()->GetDevice(0);
-    AddDirection("core-up", coreRouter, coreServer, [coreRouter] { return DeviceRate(coreRouter); }, noSnr);
-    AddDirection("core-down", coreServer, coreRouter, [coreServer] { return DeviceRate(coreServer); }, noSnr);
-    for (uint32_t i = 0; i < topology.GetClientCount(); ++i)
+    for (const NamedLinkDirection& named : topology.GetDirections())
     {
-        const InstalledLink& link = topology.GetLink(i);
-        const std::string name = "client-" + std::to_string(i);
-        if (link.connectDelivered)
-        {
-            for (bool uplink : {true, false})
-            {
-                Direction& d = AddDirection(name + (uplink ? "-up" : "-down"),
-                                            link.devices.Get(uplink ? 0 : 1),
-                                            nullptr,
-                                            link.capacityBps,
-                                            link.snrDb);
-                link.connectDelivered(uplink, [&d](uint64_t bytes) { d.bytes += bytes; });
-            }
-            continue;
-        }
-        AddDirection(name + "-up",
-                     link.devices.Get(0),
-                     link.devices.Get(1),
-                     link.capacityBps,
-                     link.snrDb);
-        AddDirection(name + "-down",
-                     link.devices.Get(1),
-                     link.devices.Get(0),
-                     link.capacityBps,
-                     link.snrDb);
+        auto direction = std::make_unique<Direction>();
+        direction->name = named.name;
+        direction->link = named.link;
+        direction->direction = named.direction;
+        named.link->ConnectDelivered(named.direction,
+                                     MakeBoundCallback(&CountBytes, &direction->bytes));
+        m_directions.push_back(std::move(direction));
     }
     Simulator::Schedule(Seconds(m_intervalS), &LinkSampler::Sample, this);
-}
-
-LinkSampler::Direction&
-LinkSampler::AddDirection(std::string name,
-                          Ptr<NetDevice> sender,
-                          Ptr<NetDevice> receiver,
-                          std::function<uint64_t()> capacityBps,
-                          std::function<double()> snrDb)
-{
-    auto direction = std::make_unique<Direction>();
-    direction->name = std::move(name);
-    direction->sender = sender;
-    direction->capacityBps = std::move(capacityBps);
-    direction->snrDb = std::move(snrDb);
-    if (receiver)
-    {
-        receiver->TraceConnectWithoutContext("PhyRxEnd",
-                                             MakeBoundCallback(&CountBytes, &direction->bytes));
-    }
-    m_directions.push_back(std::move(direction));
-    return *m_directions.back();
 }
 
 void
@@ -126,9 +49,9 @@ LinkSampler::Sample()
     {
         m_csv->Add(now, 6)
             .Add(d->name)
-            .Add(d->capacityBps())
+            .Add(d->link->CapacityBps())
             .Add(static_cast<uint64_t>(std::llround(d->bytes * 8.0 / m_intervalS)));
-        const std::optional<uint64_t> backlog = Backlog(d->sender);
+        const std::optional<uint64_t> backlog = d->link->QueuedBytes(d->direction);
         if (backlog)
         {
             m_csv->Add(*backlog);
@@ -137,7 +60,7 @@ LinkSampler::Sample()
         {
             m_csv->AddEmpty();
         }
-        const double snr = d->snrDb();
+        const double snr = d->link->SnrDb();
         if (std::isnan(snr))
         {
             m_csv->AddEmpty();

@@ -7,6 +7,7 @@
 #include <ns3/flow-monitor.h>
 #include <ns3/pcap-file-wrapper.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,16 @@ class PacketCapture
     void Finish();
 
   private:
+    /// One direction's pcap file; the link's frame trace writes to it.
+    struct File
+    {
+        Ptr<PcapFileWrapper> file;
+
+        void Write(Ptr<const Packet> packet);
+    };
+
     std::string m_outDir;
-    std::vector<Ptr<PcapFileWrapper>> m_files;
+    std::vector<std::unique_ptr<File>> m_files;
     FlowMonitorHelper m_flowmonHelper;
     Ptr<FlowMonitor> m_flowmon;
 };

@@ -15,6 +15,7 @@
 #include <ns3/uinteger.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace ns3
@@ -104,6 +105,14 @@ InstallCoreQueue(Ptr<NetDevice> routerPort, const fedran::ScenarioConfig::Networ
     return tc.Install(routerPort).Get(0);
 }
 
+uint64_t
+DeviceRate(Ptr<NetDevice> device)
+{
+    DataRateValue rate;
+    device->GetAttribute("DataRate", rate);
+    return rate.Get().GetBitRate();
+}
+
 void
 SetDefaultRoute(Ptr<Node> node, Ipv4Address gateway)
 {
@@ -144,6 +153,13 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
     Ipv4InterfaceContainer coreIfs = AssignAndSetQueues(coreAddresses, coreDevices, clientGroup.size());
     m_coreRouterDevice = coreDevices.Get(1);
     m_coreQueue = InstallCoreQueue(m_coreRouterDevice, config.network);
+    // Uplink toward the server: the router's device sends it.
+    NetDeviceContainer coreLink(coreDevices.Get(1), coreDevices.Get(0));
+    m_coreLink = std::make_unique<PointToPointInstalledLink>(
+        coreLink,
+        [router = coreDevices.Get(1)] { return DeviceRate(router); },
+        [] { return std::nan(""); },
+        config.network.coreRateBps);
     m_serverAddress = coreIfs.GetAddress(0);
     SetDefaultRoute(m_server.Get(0), coreIfs.GetAddress(1));
 
@@ -162,18 +178,49 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
             }
         }
         m_links.push_back(model->Install(m_clients.Get(i), m_router.Get(0), link));
-        const NetDeviceContainer& devices = m_links.back().devices;
+        const InstalledLink& installed = *m_links.back();
+        const NetDeviceContainer& devices = installed.GetDevices();
         m_clientDevices.push_back(devices.Get(0));
         m_routerDevices.push_back(devices.Get(1));
-        if (m_links.back().routed)
+        if (installed.RoutesClient())
         {
             continue;
         }
         Ipv4InterfaceContainer ifs = AssignAndSetQueues(backhaulAddresses, devices, 1);
         backhaulAddresses.NewNetwork();
         SetDefaultRoute(m_clients.Get(i), ifs.GetAddress(1));
-        m_background.Install(m_links.back(), link);
+        m_background.Install(installed, link);
     }
+}
+
+std::vector<NamedLinkDirection>
+StarTopology::GetDirections() const
+{
+    std::vector<NamedLinkDirection> directions;
+    directions.reserve(2 * (m_links.size() + 1));
+    auto add = [&](const std::string& link, const InstalledLink& installed) {
+        directions.push_back({link + "-up", &installed, LinkDirection::Uplink});
+        directions.push_back({link + "-down", &installed, LinkDirection::Downlink});
+    };
+    add("core", *m_coreLink);
+    for (size_t i = 0; i < m_links.size(); ++i)
+    {
+        add("client-" + std::to_string(i), *m_links[i]);
+    }
+    return directions;
+}
+
+NamedLinkDirection
+StarTopology::GetDirection(const std::string& name) const
+{
+    for (NamedLinkDirection& direction : GetDirections())
+    {
+        if (direction.name == name)
+        {
+            return direction;
+        }
+    }
+    throw std::invalid_argument("no link direction \"" + name + "\"");
 }
 
 int64_t

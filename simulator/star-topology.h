@@ -26,6 +26,14 @@ namespace ns3
  */
 void ConfigureBackhaulTcp();
 
+/// One direction of a link, named as in links.csv and output.pcap ("core-up", "client-3-down").
+struct NamedLinkDirection
+{
+    std::string name;
+    const InstalledLink* link = nullptr;
+    LinkDirection direction = LinkDirection::Uplink;
+};
+
 /**
  * The FL network: server -- core link -- aggregation router -- one backhaul link per client
  * (lte: the UE's radio link to its eNB, then the EPC behind the router).
@@ -84,11 +92,25 @@ class StarTopology
         return m_coreRouterDevice;
     }
 
-    /// Backhaul link of client i: devices, capacity and SNR probes.
+    /// Backhaul link of client i: devices, byte, capacity and SNR probes.
     const InstalledLink& GetLink(uint32_t i) const
     {
-        return m_links[i];
+        return *m_links[i];
     }
+
+    /// The core link as an InstalledLink: uplink is what the router sends to the server.
+    const InstalledLink& GetCoreLink() const
+    {
+        return *m_coreLink;
+    }
+
+    /// Every link direction, in links.csv's order: core-up, core-down, client-0-up,
+    /// client-0-down, client-1-up, ...
+    std::vector<NamedLinkDirection> GetDirections() const;
+
+    /// The direction called `name` (as in GetDirections); throws std::invalid_argument for
+    /// an unknown name.
+    NamedLinkDirection GetDirection(const std::string& name) const;
 
     /// Fixes the random streams of every link and its background; returns the number used.
     int64_t AssignStreams(int64_t stream);
@@ -102,7 +124,8 @@ class StarTopology
     Ptr<NetDevice> m_coreRouterDevice;
     std::vector<Ptr<NetDevice>> m_clientDevices;
     std::vector<Ptr<NetDevice>> m_routerDevices;
-    std::vector<InstalledLink> m_links;
+    std::unique_ptr<InstalledLink> m_coreLink;
+    std::vector<std::unique_ptr<InstalledLink>> m_links;
     std::map<std::string, std::unique_ptr<BackhaulLink>> m_linkModels; ///< one per link type
     BackgroundTraffic m_background;
 };

@@ -32,6 +32,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <unordered_map>
+#include <vector>
 
 namespace ns3
 {
@@ -159,12 +161,12 @@ PgwApplication(Ptr<Node> pgw)
     throw std::logic_error("lte: the PGW node has no EpcPgwApplication");
 }
 
-/// Counts the IP packets an Ipv4 "Tx" or "Rx" trace reports on one interface.
+/// Hands `sink` the IP packets an Ipv4 "Tx" or "Rx" trace reports on one interface.
 void
 ConnectInterface(Ptr<Ipv4> ip,
                  const std::string& source,
                  uint32_t interface,
-                 InstalledLink::ByteSink sink)
+                 InstalledLink::PacketSink sink)
 {
     Connect(ip,
             source,
@@ -172,34 +174,174 @@ ConnectInterface(Ptr<Ipv4> ip,
                 [sink, interface](Ptr<const Packet> packet, Ptr<Ipv4>, uint32_t i) {
                     if (i == interface)
                     {
-                        sink(packet->GetSize());
+                        sink(packet);
                     }
                 }));
 }
 
-/// Counts the IP packets the PGW forwards to one UE (downlink: from its TUN device) or
-/// receives from it (uplink: from the SGW, still in their GTP-U tunnel).
-void
-ConnectPgw(Ptr<EpcPgwApplication> pgw, Ipv4Address ue, bool uplink, InstalledLink::ByteSink sink)
+} // namespace
+
+/**
+ * The PGW's two traces, each connected once (at its first sink) whatever the number of UEs:
+ * every packet is parsed once and handed to the sinks of the UE it is for (downlink, from the
+ * TUN device) or from (uplink, from the SGW, still in its GTP-U tunnel), found by address.
+ */
+class LteLink::PgwTaps
 {
-    Connect(pgw,
-            uplink ? "RxFromS1u" : "RxFromTun",
-            Callback<void, Ptr<Packet>>([sink, ue, uplink](Ptr<Packet> traced) {
-                // Every UE's sink sees the same packet: strip the tunnel from a copy.
-                Ptr<Packet> packet = traced->Copy();
-                if (uplink)
-                {
-                    GtpuHeader tunnel;
-                    packet->RemoveHeader(tunnel);
-                }
-                Ipv4Header header;
-                packet->PeekHeader(header);
-                if ((uplink ? header.GetSource() : header.GetDestination()) == ue)
-                {
-                    sink(packet->GetSize());
-                }
-            }));
-}
+  public:
+    explicit PgwTaps(Ptr<EpcPgwApplication> pgw)
+        : m_pgw(pgw)
+    {
+    }
+
+    /// Hands `sink` the packets of `direction` the PGW receives from or for `ue`.
+    void Add(Ipv4Address ue, LinkDirection direction, InstalledLink::PacketSink sink)
+    {
+        const bool uplink = direction == LinkDirection::Uplink;
+        std::shared_ptr<Sinks>& sinks = uplink ? m_uplink : m_downlink;
+        if (!sinks)
+        {
+            // The trace's closure shares the table, which holds nothing of the PGW's.
+            sinks = std::make_shared<Sinks>();
+            Connect(m_pgw,
+                    uplink ? "RxFromS1u" : "RxFromTun",
+                    Callback<void, Ptr<Packet>>(
+                        [sinks, uplink](Ptr<Packet> traced) { Dispatch(*sinks, uplink, traced); }));
+        }
+        (*sinks)[ue.Get()].push_back(sink);
+    }
+
+  private:
+    /// By UE address.
+    using Sinks = std::unordered_map<uint32_t, std::vector<InstalledLink::PacketSink>>;
+
+    static void Dispatch(const Sinks& sinks, bool uplink, Ptr<Packet> traced)
+    {
+        // Other sinks of the trace see the same packet: strip the tunnel from a copy.
+        Ptr<Packet> packet = traced->Copy();
+        if (uplink)
+        {
+            GtpuHeader tunnel;
+            packet->RemoveHeader(tunnel);
+        }
+        Ipv4Header header;
+        packet->PeekHeader(header);
+        auto it = sinks.find((uplink ? header.GetSource() : header.GetDestination()).Get());
+        if (it == sinks.end())
+        {
+            return;
+        }
+        for (const InstalledLink::PacketSink& sink : it->second)
+        {
+            sink(packet);
+        }
+    }
+
+    Ptr<EpcPgwApplication> m_pgw;
+    std::shared_ptr<Sinks> m_uplink;   ///< RxFromS1u, connected at the first uplink sink
+    std::shared_ptr<Sinks> m_downlink; ///< RxFromTun, connected at the first downlink sink
+};
+
+namespace
+{
+
+/**
+ * A UE's radio link. Wire bytes are IP packets (IP and TCP headers, TCP retransmissions and
+ * ACKs included) entering the radio path for this UE: what it sends into its LTE interface,
+ * what the PGW forwards toward it; delivered bytes are what reaches the PGW from this UE and
+ * what the UE's LTE interface receives. LTE's own overhead is left out: ns-3's schedulers
+ * grant uplink resources by channel, not by buffer, so transport blocks would count mostly
+ * padding.
+ */
+class LteInstalledLink : public InstalledLink
+{
+  public:
+    LteInstalledLink(NetDeviceContainer devices,
+                     Ptr<Ipv4> ueIp,
+                     uint32_t lteInterface,
+                     Ipv4Address address,
+                     std::shared_ptr<LteLink::PgwTaps> pgw,
+                     std::shared_ptr<const double> sinrDb,
+                     uint32_t rbs)
+        : InstalledLink(std::move(devices))
+        , m_ueIp(ueIp)
+        , m_lteInterface(lteInterface)
+        , m_address(address)
+        , m_pgw(std::move(pgw))
+        , m_sinrDb(std::move(sinrDb))
+        , m_rbs(rbs)
+        , m_nominalRateBps(UplinkCapacityBps(*m_sinrDb, rbs))
+    {
+    }
+
+    void ConnectTransmitted(LinkDirection direction, PacketSink sink) const override
+    {
+        if (direction == LinkDirection::Uplink)
+        {
+            ConnectInterface(m_ueIp, "Tx", m_lteInterface, sink);
+        }
+        else
+        {
+            m_pgw->Add(m_address, direction, sink);
+        }
+    }
+
+    void ConnectDelivered(LinkDirection direction, PacketSink sink) const override
+    {
+        if (direction == LinkDirection::Uplink)
+        {
+            m_pgw->Add(m_address, direction, sink);
+        }
+        else
+        {
+            ConnectInterface(m_ueIp, "Rx", m_lteInterface, sink);
+        }
+    }
+
+    bool ConnectFrames(LinkDirection, PacketSink) const override
+    {
+        return false; // a radio link carries transport blocks, not PPP frames
+    }
+
+    std::optional<uint64_t> QueuedBytes(LinkDirection) const override
+    {
+        return std::nullopt; // in RLC buffers, which ns-3 does not expose
+    }
+
+    uint64_t CapacityBps() const override
+    {
+        return UplinkCapacityBps(*m_sinrDb, m_rbs);
+    }
+
+    double SnrDb() const override
+    {
+        return *m_sinrDb;
+    }
+
+    uint64_t NominalRateBps() const override
+    {
+        return m_nominalRateBps;
+    }
+
+    double ReadyS() const override
+    {
+        return kAttachS;
+    }
+
+    bool RoutesClient() const override
+    {
+        return true;
+    }
+
+  private:
+    Ptr<Ipv4> m_ueIp;
+    uint32_t m_lteInterface;
+    Ipv4Address m_address;
+    std::shared_ptr<LteLink::PgwTaps> m_pgw;
+    std::shared_ptr<const double> m_sinrDb;
+    uint32_t m_rbs;
+    uint64_t m_nominalRateBps;
+};
 
 void
 SetDefaultRoute(Ptr<Node> node, Ipv4Address gateway, Ptr<NetDevice> device)
@@ -302,7 +444,7 @@ LteLink::AddCell(const fedran::LinkConfig& config)
     return device;
 }
 
-InstalledLink
+std::unique_ptr<InstalledLink>
 LteLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& config)
 {
     if (!m_lte)
@@ -368,49 +510,21 @@ LteLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& c
                     }
                 }));
 
-    InstalledLink link;
-    link.devices.Add(ue);
-    link.devices.Add(enb);
-    link.capacityBps = [sinrDb, rbs] {
-        return UplinkCapacityBps(*sinrDb, rbs);
-    };
-    link.snrDb = [sinrDb] {
-        return *sinrDb;
-    };
-    link.nominalRateBps = UplinkCapacityBps(*sinrDb, rbs);
-    link.routed = true;
-    link.readyS = kAttachS;
-    // Wire bytes are IP packets (IP and TCP headers, TCP retransmissions and ACKs included)
-    // entering the radio path for this UE: what it sends into its LTE interface, what the PGW
-    // forwards toward it. LTE's own overhead is left out: ns-3's schedulers grant uplink
-    // resources by channel, not by buffer, so transport blocks would count mostly padding.
+    if (!m_pgwTaps)
+    {
+        m_pgwTaps = std::make_shared<PgwTaps>(PgwApplication(m_epc->GetPgwNode()));
+    }
+    NetDeviceContainer devices;
+    devices.Add(ue);
+    devices.Add(enb);
     Ptr<Ipv4> ueIp = client->GetObject<Ipv4>();
-    const uint32_t lteInterface = ueIp->GetInterfaceForDevice(ue);
-    Ptr<EpcPgwApplication> pgw = PgwApplication(m_epc->GetPgwNode());
-    link.connectTransmitted = [ueIp, lteInterface, pgw, address](bool uplink,
-                                                                 InstalledLink::ByteSink sink) {
-        if (uplink)
-        {
-            ConnectInterface(ueIp, "Tx", lteInterface, sink);
-        }
-        else
-        {
-            ConnectPgw(pgw, address, false, sink);
-        }
-    };
-    // Delivered: what reaches the PGW from this UE, what the UE's LTE interface receives.
-    link.connectDelivered = [ueIp, lteInterface, pgw, address](bool uplink,
-                                                               InstalledLink::ByteSink sink) {
-        if (uplink)
-        {
-            ConnectPgw(pgw, address, true, sink);
-        }
-        else
-        {
-            ConnectInterface(ueIp, "Rx", lteInterface, sink);
-        }
-    };
-    return link;
+    return std::make_unique<LteInstalledLink>(devices,
+                                              ueIp,
+                                              ueIp->GetInterfaceForDevice(ue),
+                                              address,
+                                              m_pgwTaps,
+                                              sinrDb,
+                                              rbs);
 }
 
 int64_t

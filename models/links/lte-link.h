@@ -8,6 +8,7 @@
 #include <ns3/point-to-point-epc-helper.h>
 
 #include <map>
+#include <memory>
 
 namespace ns3
 {
@@ -24,10 +25,12 @@ class LteLink : public BackhaulLink
 {
   public:
     void Check(const fedran::LinkConfig& config) const override;
-    InstalledLink Install(Ptr<Node> client,
-                          Ptr<Node> router,
-                          const fedran::LinkConfig& config) override;
+    std::unique_ptr<InstalledLink> Install(Ptr<Node> client,
+                                           Ptr<Node> router,
+                                           const fedran::LinkConfig& config) override;
     int64_t AssignStreams(int64_t stream) override;
+
+    class PgwTaps; ///< the PGW's byte counts, dispatched by UE address
 
   private:
     /// The LTE network, built at the first lte client: EPC, channels, PGW -- router link.
@@ -47,7 +50,8 @@ class LteLink : public BackhaulLink
     Ptr<CellPathlossModel> m_uplinkLoss;
     std::map<std::string, Group> m_groups; ///< by the group's JSON path
     uint32_t m_cells = 0;
-    NetDeviceContainer m_devices; ///< every eNB and UE device, for AssignStreams
+    NetDeviceContainer m_devices;       ///< every eNB and UE device, for AssignStreams
+    std::shared_ptr<PgwTaps> m_pgwTaps; ///< shared by every UE's InstalledLink
 };
 
 } // namespace ns3

@@ -189,7 +189,7 @@ MicrowaveLink::Check(const fedran::LinkConfig& config) const
     Resolve(config);
 }
 
-InstalledLink
+std::unique_ptr<InstalledLink>
 MicrowaveLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& config)
 {
     const MicrowaveParams params = Resolve(config);
@@ -202,10 +202,11 @@ MicrowaveLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkCon
     m_links.push_back(link);
     m_radios.push_back(radio);
 
-    return {devices,
-            [link] { return link->GetCapacity(); },
-            [radio] { return radio->GetSnrDb(); },
-            radio->GetClearSkyRate()};
+    return std::make_unique<PointToPointInstalledLink>(
+        devices,
+        [link] { return link->GetCapacity(); },
+        [radio] { return radio->GetSnrDb(); },
+        radio->GetClearSkyRate());
 }
 
 int64_t

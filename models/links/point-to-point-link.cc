@@ -18,7 +18,7 @@ PointToPointLink::Check(const fedran::LinkConfig&) const
     // rate, delay and loss are fully checked by the schema.
 }
 
-InstalledLink
+std::unique_ptr<InstalledLink>
 PointToPointLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& config)
 {
     PointToPointHelper p2p;
@@ -37,7 +37,11 @@ PointToPointLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::Link
         }
     }
     const uint64_t rate = config.rateBps;
-    return {devices, [rate] { return rate; }, [] { return std::nan(""); }, rate};
+    return std::make_unique<PointToPointInstalledLink>(
+        devices,
+        [rate] { return rate; },
+        [] { return std::nan(""); },
+        rate);
 }
 
 int64_t

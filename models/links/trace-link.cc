@@ -37,7 +37,7 @@ TraceLink::Check(const fedran::LinkConfig& config) const
     Load(config);
 }
 
-InstalledLink
+std::unique_ptr<InstalledLink>
 TraceLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& config)
 {
     const LinkTrace& trace = Load(config);
@@ -49,10 +49,11 @@ TraceLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig&
     player->Start(trace, link, config.delayS, config.loss);
     m_links.push_back(link);
     m_players.push_back(player);
-    return {devices,
-            [link] { return link->GetCapacity(); },
-            [] { return std::nan(""); },
-            static_cast<uint64_t>(std::llround(trace.MeanRate()))};
+    return std::make_unique<PointToPointInstalledLink>(
+        devices,
+        [link] { return link->GetCapacity(); },
+        [] { return std::nan(""); },
+        static_cast<uint64_t>(std::llround(trace.MeanRate())));
 }
 
 int64_t

@@ -18,9 +18,9 @@ class TraceLink : public BackhaulLink
 {
   public:
     void Check(const fedran::LinkConfig& config) const override;
-    InstalledLink Install(Ptr<Node> client,
-                          Ptr<Node> router,
-                          const fedran::LinkConfig& config) override;
+    std::unique_ptr<InstalledLink> Install(Ptr<Node> client,
+                                           Ptr<Node> router,
+                                           const fedran::LinkConfig& config) override;
     int64_t AssignStreams(int64_t stream) override;
 
   private:

@@ -103,8 +103,8 @@ RunBulk(const ScenarioConfig& config, uint64_t bytes, double stopS, bool upload)
         }
         const Ipv4Address to = receiver->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
         bulk.SetAttribute("Remote", AddressValue(InetSocketAddress(to, port)));
-        bulk.Install(sender).Start(Seconds(topology.GetLink(i).readyS));
-        result.startS = std::max(result.startS, topology.GetLink(i).readyS);
+        bulk.Install(sender).Start(Seconds(topology.GetLink(i).ReadyS()));
+        result.startS = std::max(result.startS, topology.GetLink(i).ReadyS());
     }
     Simulator::Stop(Seconds(stopS));
     Simulator::Run();

@@ -45,8 +45,8 @@ struct Sampler
                            Simulator::Now().GetSeconds(),
                            bytes * 8.0 / intervalS,
                            downlinkBytes * 8.0 / intervalS,
-                           link.capacityBps(),
-                           link.snrDb()});
+                           link.CapacityBps(),
+                           link.SnrDb()});
         bytes = 0;
         downlinkBytes = 0;
         Simulator::Schedule(Seconds(intervalS), &Sampler::Sample, this);
