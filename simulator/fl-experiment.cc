@@ -4,6 +4,8 @@
 #include "models/fl-client-app.h"
 #include "models/fl-server-app.h"
 #include "models/learning/partition-summary.h"
+#include "models/ns3/helper/fl-client-helper.h"
+#include "models/ns3/helper/fl-server-helper.h"
 #include "models/tcp-message-transport.h"
 #include "models/thread-pool.h"
 #include "simulator/csv-writer.h"
@@ -102,46 +104,47 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     StarTopology topology(m_config, m_clientGroup);
     Ptr<MessageTransport> transport = CreateObject<TcpMessageTransport>();
 
-    Ptr<FlServerApp> server = CreateObject<FlServerApp>();
-    server->SetAttribute("Port", UintegerValue(kServerPort));
-    server->SetAttribute("Rounds", UintegerValue(m_config.rounds));
-    server->SetAttribute("ClientsPerRound", UintegerValue(m_config.server.clientsPerRound));
-    server->SetAttribute("OverSelect", DoubleValue(m_config.server.overSelect));
-    server->SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
-    server->SetAttribute("Transport", PointerValue(transport));
-    server->SetTask(m_task);
-    topology.GetServer()->AddApplication(server);
+    FlServerHelper serverHelper(m_task, transport);
+    serverHelper.SetAttribute("Port", UintegerValue(kServerPort));
+    serverHelper.SetAttribute("Rounds", UintegerValue(m_config.rounds));
+    serverHelper.SetAttribute("ClientsPerRound", UintegerValue(m_config.server.clientsPerRound));
+    serverHelper.SetAttribute("OverSelect", DoubleValue(m_config.server.overSelect));
+    serverHelper.SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
+    const NodeContainer serverNode(topology.GetServer());
+    Ptr<FlServerApp> server = DynamicCast<FlServerApp>(serverHelper.Install(serverNode).Get(0));
 
     auto pool = std::make_shared<ThreadPool>(m_threads);
-    const Address serverAddress = InetSocketAddress(topology.GetServerAddress(), kServerPort);
-    std::vector<Ptr<FlClientApp>> clients;
+    FlClientHelper clientHelper(m_task,
+                                InetSocketAddress(topology.GetServerAddress(), kServerPort),
+                                transport);
+    clientHelper.SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
+    clientHelper.SetSamplesPerSecond(m_samplesPerSecond);
+    clientHelper.SetTrainingPool(pool);
     std::vector<Ptr<ClientAvailability>> availabilities;
+    clientHelper.SetAvailability([this, &availabilities](uint32_t i) -> Ptr<ClientAvailability> {
+        const fedran::AvailabilityConfig& availability =
+            m_config.groups[m_clientGroup[i]].availability;
+        if (!(availability.dropout > 0.0 || availability.OnOff()))
+        {
+            return nullptr;
+        }
+        Ptr<ClientAvailability> process = CreateObject<ClientAvailability>();
+        process->SetAttribute("DropoutProbability", DoubleValue(availability.dropout));
+        process->SetAttribute("MeanOnTime", TimeValue(Seconds(availability.meanOnS)));
+        process->SetAttribute("MeanOffTime", TimeValue(Seconds(availability.meanOffS)));
+        availabilities.push_back(process);
+        return process;
+    });
+    NodeContainer clientNodes;
+    std::vector<Ptr<FlClientApp>> clients;
     std::vector<std::string> groupNames;
     for (uint32_t i = 0; i < m_clientGroup.size(); ++i)
     {
-        const fedran::ClientGroupConfig& group = m_config.groups[m_clientGroup[i]];
-        Ptr<FlClientApp> client = CreateObject<FlClientApp>();
-        client->SetAttribute("ClientId", UintegerValue(i));
-        client->SetAttribute("Server", AddressValue(serverAddress));
-        client->SetAttribute("SamplesPerSecond", DoubleValue(m_samplesPerSecond[i]));
-        client->SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
-        client->SetAttribute("Transport", PointerValue(transport));
-        const fedran::AvailabilityConfig& availability = group.availability;
-        if (availability.dropout > 0.0 || availability.OnOff())
-        {
-            Ptr<ClientAvailability> process = CreateObject<ClientAvailability>();
-            process->SetAttribute("DropoutProbability", DoubleValue(availability.dropout));
-            process->SetAttribute("MeanOnTime", TimeValue(Seconds(availability.meanOnS)));
-            process->SetAttribute("MeanOffTime", TimeValue(Seconds(availability.meanOffS)));
-            client->SetAttribute("Availability", PointerValue(process));
-            availabilities.push_back(process);
-        }
-        client->SetTask(m_task);
-        client->SetTrainingPool(pool);
-        topology.GetClient(i)->AddApplication(client);
-        client->SetStartTime(Seconds(topology.GetLink(i).ReadyS()));
-        clients.push_back(client);
-        groupNames.push_back(group.name);
+        ApplicationContainer app = clientHelper.Install(topology.GetClient(i)); // ClientId i
+        app.Start(Seconds(topology.GetLink(i).ReadyS()));
+        clientNodes.Add(topology.GetClient(i));
+        clients.push_back(DynamicCast<FlClientApp>(app.Get(0)));
+        groupNames.push_back(m_config.groups[m_clientGroup[i]].name);
     }
     fedran::WritePartitionCsv(outDir + "/partition.csv",
                               m_task->partition,
@@ -152,11 +155,11 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     // Fixed stream numbers: the draws do not depend on how many objects ns-3 created first.
     int64_t stream = 0;
     stream += topology.AssignStreams(stream);
-    stream += server->AssignStreams(stream);
+    stream += serverHelper.AssignStreams(serverNode, stream);
+    stream += clientHelper.AssignStreams(clientNodes, stream); // the availability processes
     uint32_t initiallyOn = m_clientGroup.size();
     for (Ptr<ClientAvailability>& availability : availabilities)
     {
-        stream += availability->AssignStreams(stream);
         initiallyOn -= availability->InitiallyOn() ? 0 : 1;
     }
     // The first round starts once every client that is on at time 0 has joined (or at the
