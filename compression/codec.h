@@ -130,6 +130,10 @@ class Aggregator
 /// sum(w_k * update_k) / sum(w_k), accumulated in double in the order of Add calls.
 std::unique_ptr<Aggregator> MakeWeightedMeanAggregator();
 
+/// signSGD's majority vote: per element, the sign of the sum of the updates' signs (0 on a
+/// tie) times the mean of their magnitudes; weights are ignored. Sign's own rule.
+std::unique_ptr<Aggregator> MakeMajorityVoteAggregator();
+
 /**
  * The server side of a codec whose round takes two exchanges with each client (PowerSGD):
  * the first payloads cannot be decoded one by one, so instead of Codec::Decode and an
@@ -171,6 +175,16 @@ class RoundExchange
     virtual void Result(std::span<float> out) = 0;
 };
 
+class AdaptiveLadder; // compression/adaptive-ladder.h
+
+/// What an update payload carried, as Codec::DecodeUpdate reports it.
+enum class Arrival
+{
+    Update,    ///< an update, decoded
+    SkipReuse, ///< a skipped round whose sender's last update is to be used again (decoded)
+    SkipOmit,  ///< a skipped round that leaves its sender out of this round
+};
+
 /**
  * Encodes a model update into a byte payload and decodes it back.
  *
@@ -199,6 +213,22 @@ class Codec
     virtual void Decode(const TensorLayout& layout,
                         std::span<const uint8_t> payload,
                         std::span<float> out) = 0;
+
+    /// Decodes a client's update payload into `out`, saying what it carried: an update (the
+    /// default: Decode), or a codec's skip (a lazy update) and what to do about it.
+    virtual Arrival DecodeUpdate(const TensorLayout& layout,
+                                 std::span<const uint8_t> payload,
+                                 std::span<float> out)
+    {
+        Decode(layout, payload, out);
+        return Arrival::Update;
+    }
+
+    /// The rungs a rate controller picks from, for an "adaptive" codec; nullptr otherwise.
+    virtual AdaptiveLadder* Ladder()
+    {
+        return nullptr;
+    }
 
     /// Tells an encoder which round (1-based) its next Encode belongs to, for codecs whose
     /// behaviour follows a schedule (DGC's warm-up). Wrappers pass it on to their base.

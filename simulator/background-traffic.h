@@ -1,8 +1,8 @@
 #ifndef FEDRAN_SIMULATOR_BACKGROUND_TRAFFIC_H
 #define FEDRAN_SIMULATOR_BACKGROUND_TRAFFIC_H
 
-#include "models/background-source.h"
-#include "models/links/backhaul-link.h"
+#include "models/ns3/model/background-source.h"
+#include "models/ns3/model/backhaul-link.h"
 #include "simulator/scenario/scenario.h"
 
 #include <set>

@@ -1,13 +1,12 @@
 #include "simulator/fl-experiment.h"
 
-#include "models/client-availability.h"
-#include "models/fl-client-app.h"
-#include "models/fl-server-app.h"
-#include "models/learning/partition-summary.h"
 #include "models/ns3/helper/fl-client-helper.h"
 #include "models/ns3/helper/fl-server-helper.h"
-#include "models/tcp-message-transport.h"
-#include "models/thread-pool.h"
+#include "models/ns3/model/client-availability.h"
+#include "models/ns3/model/fl-client-app.h"
+#include "models/ns3/model/fl-server-app.h"
+#include "models/learning/partition-summary.h"
+#include "models/ns3/model/thread-pool.h"
 #include "simulator/csv-writer.h"
 #include "simulator/federated-task-builder.h"
 #include "simulator/fl-stats-collector.h"
@@ -102,7 +101,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     RngSeedManager::SetRun(m_config.seed);
 
     StarTopology topology(m_config, m_clientGroup);
-    Ptr<MessageTransport> transport = CreateObject<TcpMessageTransport>();
+    Ptr<MessageTransport> transport = CreateMessageTransport(m_config.network.transport);
 
     FlServerHelper serverHelper(m_task, transport);
     serverHelper.SetAttribute("Port", UintegerValue(kServerPort));

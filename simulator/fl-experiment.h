@@ -1,7 +1,7 @@
 #ifndef FEDRAN_SIMULATOR_FL_EXPERIMENT_H
 #define FEDRAN_SIMULATOR_FL_EXPERIMENT_H
 
-#include "models/fl-trace-records.h"
+#include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
 #include "simulator/fl-stats-collector.h"
 #include "simulator/scenario/scenario.h"

@@ -1,6 +1,6 @@
 #include "simulator/fl-stats-collector.h"
 
-#include "models/background-source.h"
+#include "models/ns3/model/background-source.h"
 #include "simulator/trace-schema.h"
 
 #include <ns3/abort.h>
@@ -16,7 +16,7 @@ namespace
 {
 
 const char*
-StatusName(UpdateFate fate, bool arrived)
+StatusName(fedran::UpdateFate fate, bool arrived)
 {
     if (!arrived)
     {
@@ -24,13 +24,13 @@ StatusName(UpdateFate fate, bool arrived)
     }
     switch (fate)
     {
-    case UpdateFate::Accepted:
+    case fedran::UpdateFate::Accepted:
         return "completed";
-    case UpdateFate::Late:
+    case fedran::UpdateFate::Late:
         return "late";
-    case UpdateFate::Failed:
+    case fedran::UpdateFate::Failed:
         return "failed";
-    case UpdateFate::Dropped:
+    case fedran::UpdateFate::Dropped:
         return "dropped";
     }
     return "failed";
@@ -122,7 +122,7 @@ FlStatsCollector::FindRow(uint32_t round, uint32_t client)
 }
 
 void
-FlStatsCollector::UpdateSent(const UpdateSentRecord& record)
+FlStatsCollector::UpdateSent(const fedran::UpdateSentRecord& record)
 {
     m_uplinkPayload += record.frameBytes;
     ClientRow* found = FindRow(record.round, record.client);
@@ -151,13 +151,13 @@ FlStatsCollector::UpdateSent(const UpdateSentRecord& record)
 }
 
 void
-FlStatsCollector::UpdateArrival(const UpdateArrivalRecord& record)
+FlStatsCollector::UpdateArrival(const fedran::UpdateArrivalRecord& record)
 {
     if (record.round != m_currentRound)
     {
         // A straggler's update, discarded: its row is complete now.
         auto it = m_late.find({record.round, record.client});
-        if (it != m_late.end() && record.fate == UpdateFate::Late)
+        if (it != m_late.end() && record.fate == fedran::UpdateFate::Late)
         {
             it->second.uploadEndS = Simulator::Now().GetSeconds();
             WriteClientRow(record.round, record.client, it->second, "late");
@@ -176,7 +176,7 @@ FlStatsCollector::UpdateArrival(const UpdateArrivalRecord& record)
     row.skipped = row.skipped || record.skipped;
     // Late within its own round: a two-exchange codec's first payload after the first
     // ClientsPerRound had closed the first phase.
-    if (record.fate == UpdateFate::Accepted || record.fate == UpdateFate::Late)
+    if (record.fate == fedran::UpdateFate::Accepted || record.fate == fedran::UpdateFate::Late)
     {
         row.uploadEndS = Simulator::Now().GetSeconds();
     }
@@ -214,7 +214,7 @@ FlStatsCollector::AddAdaptiveColumns(const ClientRow& row)
     addOptional(row.predictedBps, 0);
     addOptional(row.measuredBps, 0);
     addOptional(row.timeBudgetS, 6);
-    const bool met = row.arrived && row.fate == UpdateFate::Accepted;
+    const bool met = row.arrived && row.fate == fedran::UpdateFate::Accepted;
     m_clients->Add(uint64_t{met}).Add(uint64_t{row.skipped});
 }
 
@@ -265,7 +265,7 @@ FlStatsCollector::DownlinkTx(Ptr<const Packet> packet)
 }
 
 void
-FlStatsCollector::RoundEnded(const RoundRecord& record)
+FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
 {
     for (uint32_t client : record.selected)
     {

@@ -1,8 +1,8 @@
 #ifndef FEDRAN_SIMULATOR_FL_STATS_COLLECTOR_H
 #define FEDRAN_SIMULATOR_FL_STATS_COLLECTOR_H
 
-#include "models/fl-client-app.h"
-#include "models/fl-server-app.h"
+#include "models/ns3/model/fl-client-app.h"
+#include "models/ns3/model/fl-server-app.h"
 #include "simulator/csv-writer.h"
 #include "simulator/star-topology.h"
 
@@ -65,7 +65,7 @@ class FlStatsCollector
     }
 
     /// Called after each round's rows are written, with the totals so far.
-    using RoundObserver = std::function<void(const RoundRecord&, const RunTotals&)>;
+    using RoundObserver = std::function<void(const fedran::RoundRecord&, const RunTotals&)>;
 
     void SetRoundObserver(RoundObserver observer)
     {
@@ -88,7 +88,7 @@ class FlStatsCollector
         uint64_t rawBytes = 0;
         uint64_t payloadBytes = 0;
         uint64_t downlinkBytes = 0;
-        UpdateFate fate = UpdateFate::Late;
+        fedran::UpdateFate fate = fedran::UpdateFate::Late;
         bool arrived = false;
         bool skipped = false;
         int rung = -1;
@@ -102,9 +102,9 @@ class FlStatsCollector
     void WriteClientRow(uint32_t round, uint32_t client, const ClientRow& row, const char* status);
     void ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes);
     void ModelReceived(uint32_t round, uint32_t client, uint64_t frameBytes);
-    void UpdateSent(const UpdateSentRecord& record);
-    void UpdateArrival(const UpdateArrivalRecord& record);
-    void RoundEnded(const RoundRecord& record);
+    void UpdateSent(const fedran::UpdateSentRecord& record);
+    void UpdateArrival(const fedran::UpdateArrivalRecord& record);
+    void RoundEnded(const fedran::RoundRecord& record);
     void AddAdaptiveColumns(const ClientRow& row);
     void UplinkTx(Ptr<const Packet> packet);
     void DownlinkTx(Ptr<const Packet> packet);

@@ -127,7 +127,7 @@ RunCommand(const CommonOptions& options, bool quiet)
     ns3::ProgressReporter progress(stderr,
                                    ns3::ProgressReporter::ModeFor(STDERR_FILENO, quiet),
                                    config.rounds);
-    auto observer = [&progress](const ns3::RoundRecord& r, const ns3::RunTotals& t) {
+    auto observer = [&progress](const fedran::RoundRecord& r, const ns3::RunTotals& t) {
         progress.RoundEnded(r, t);
     };
     try

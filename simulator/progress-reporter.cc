@@ -73,7 +73,7 @@ ProgressReporter::ProgressReporter(std::FILE* out,
 }
 
 void
-ProgressReporter::RoundEnded(const RoundRecord& record, const RunTotals& totals)
+ProgressReporter::RoundEnded(const fedran::RoundRecord& record, const RunTotals& totals)
 {
     if (m_mode == Mode::QUIET)
     {

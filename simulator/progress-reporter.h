@@ -1,7 +1,7 @@
 #ifndef FEDRAN_SIMULATOR_PROGRESS_REPORTER_H
 #define FEDRAN_SIMULATOR_PROGRESS_REPORTER_H
 
-#include "models/fl-trace-records.h"
+#include "models/fl/trace-records.h"
 #include "simulator/fl-stats-collector.h"
 
 #include <chrono>
@@ -38,7 +38,7 @@ class ProgressReporter
     ProgressReporter(std::FILE* out, Mode mode, uint32_t totalRounds, double intervalS = 10.0);
 
     /// Reports one finished round (an FlStatsCollector round observer).
-    void RoundEnded(const RoundRecord& record, const RunTotals& totals);
+    void RoundEnded(const fedran::RoundRecord& record, const RunTotals& totals);
 
     /// Ends the updating line so that what follows starts on a fresh line.
     void Finish();

@@ -1,7 +1,7 @@
 #ifndef FEDRAN_SIMULATOR_STAR_TOPOLOGY_H
 #define FEDRAN_SIMULATOR_STAR_TOPOLOGY_H
 
-#include "models/links/backhaul-link.h"
+#include "models/ns3/model/backhaul-link.h"
 #include "simulator/background-traffic.h"
 #include "simulator/scenario/scenario.h"
 

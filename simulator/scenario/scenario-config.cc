@@ -2,8 +2,8 @@
 // can't be written in the schema.
 
 #include "compression/codec.h"
-#include "compression/ladder-codec.h"
-#include "models/control/rate-controller.h"
+#include "compression/adaptive-ladder.h"
+#include "models/fl/rate-controller.h"
 #include "simulator/scenario/config-readers.h"
 #include "simulator/scenario/scenario.h"
 
@@ -272,7 +272,7 @@ CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
                                  " takes two exchanges per round (clients send P, the server "
                                  "answers, clients send Q) and works on the uplink only");
             }
-            else if (const auto* ladder = dynamic_cast<const LadderCodec*>(codec.get()))
+            else if (const AdaptiveLadder* ladder = codec->Ladder())
             {
                 if (spec == &config.downlinkCodec)
                 {

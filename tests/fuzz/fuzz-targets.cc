@@ -1,7 +1,7 @@
 #include "fuzz-targets.h"
 
 #include "compression/codec.h"
-#include "models/protocol/update-frame.h"
+#include "models/fl/update-frame.h"
 
 #include <nlohmann/json.hpp>
 

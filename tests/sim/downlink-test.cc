@@ -1,7 +1,7 @@
 // Downlink compression: the global model (or each client's difference to it) crosses the
 // network encoded, and clients train from what they decode.
 
-#include "models/protocol/update-frame.h"
+#include "models/fl/update-frame.h"
 #include "sim-test-util.h"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // traces on disk. The byte columns must agree with each other and with the frame format.
 
 #include "compression/codec.h"
-#include "models/protocol/update-frame.h"
+#include "models/fl/update-frame.h"
 #include "sim-test-util.h"
 
 #include <gtest/gtest.h>

@@ -3,8 +3,8 @@
 // traffic until it lifts, and rain fading is reproducible from the seed.
 
 #include "link-harness.h"
-#include "models/links/backhaul-link.h"
-#include "models/links/microwave-link.h"
+#include "models/ns3/model/backhaul-link.h"
+#include "models/ns3/model/microwave-link.h"
 
 #include <gtest/gtest.h>
 

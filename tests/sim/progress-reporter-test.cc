@@ -22,7 +22,7 @@ Report(ProgressReporter::Mode mode, uint32_t rounds, double intervalS)
     RunTotals totals;
     for (uint32_t r = 1; r <= rounds; ++r)
     {
-        RoundRecord record;
+        fedran::RoundRecord record;
         record.round = r;
         record.endS = 1.5 * r;
         record.testAccuracy = 0.5 + 0.01 * r;

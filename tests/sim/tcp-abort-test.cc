@@ -2,7 +2,7 @@
 // (nothing but a reset leaves the client after it) and the server's channel reports that the
 // peer is gone, which the server records as "dropped".
 
-#include "models/tcp-message-transport.h"
+#include "models/ns3/model/tcp-message-transport.h"
 #include "one-client-network.h"
 #include "simulator/star-topology.h"
 
@@ -89,7 +89,7 @@ class AbortedUpload
         m_client->Abort();
     }
 
-    void Arrived(Ptr<MessageChannel>, const fedran::Frame&)
+    void Arrived(Ptr<MessageChannel>, const fedran::Frame&, const FrameReceipt&)
     {
         frameArrived = true;
     }

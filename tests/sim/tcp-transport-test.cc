@@ -1,7 +1,7 @@
 // The TCP transport over the simulator's topology carries real bytes: what the receiver reassembles is exactly what was
 // sent, and the time it takes follows the link's rate and delay.
 
-#include "models/tcp-message-transport.h"
+#include "models/ns3/model/tcp-message-transport.h"
 
 #include "one-client-network.h"
 #include "simulator/star-topology.h"
@@ -26,6 +26,7 @@ class LinkTransfer
     double sentAt = -1.0;
     double arrivedAt = -1.0;
     fedran::Frame received;
+    FrameReceipt receipt;
     std::vector<uint8_t> sentFrame;
 
     LinkTransfer(uint32_t payloadBytes, const std::string& rate, double delayS)
@@ -80,11 +81,13 @@ class LinkTransfer
         channel->Send(sentFrame);
     }
 
-    void Arrived(Ptr<MessageChannel>, const fedran::Frame& frame)
+    void Arrived(Ptr<MessageChannel>, const fedran::Frame& frame, const FrameReceipt& r)
     {
         arrivedAt = Simulator::Now().GetSeconds();
         received = frame;
+        receipt = r;
     }
+
 
     Ptr<MessageChannel> m_server;
     Ptr<MessageChannel> m_client;
@@ -111,6 +114,21 @@ TEST(TcpTransport, OneMegabyteOverTenMegabitsTakesAboutEightHundredMilliseconds)
     EXPECT_GE(elapsed, 0.8);
     EXPECT_LE(elapsed, 1.5);
     EXPECT_EQ(t.received.payload.size(), 1000000u);
+    // The receipt spans the frame's own arrival: from its first byte to its last, which is
+    // when it was handed over; in between, most of the 0.8 s of serialisation.
+    EXPECT_DOUBLE_EQ(t.receipt.lastByte.GetSeconds(), t.arrivedAt);
+    const double span = (t.receipt.lastByte - t.receipt.firstByte).GetSeconds();
+    EXPECT_GE(span, 0.75);
+    EXPECT_LT(span, 1.5);
+}
+
+TEST(TransportRegistry, NamesPickTheirTransport)
+{
+    EXPECT_EQ(MessageTransportNames(), std::vector<std::string>{"tcp"});
+    Ptr<MessageTransport> tcp = CreateMessageTransport("tcp");
+    ASSERT_NE(tcp, nullptr);
+    EXPECT_EQ(tcp->GetInstanceTypeId().GetName(), "ns3::TcpMessageTransport");
+    EXPECT_THROW(CreateMessageTransport("quic"), std::invalid_argument);
 }
 
 } // namespace

@@ -1,0 +1,323 @@
+// "adaptive": the ladder of codecs a rate controller chooses from (see adaptive-ladder.h).
+
+#include "compression/adaptive-ladder.h"
+#include "compression/internal/codecs.h"
+#include "compression/internal/dgc-codec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace fedran::internal
+{
+
+namespace
+{
+
+/// The innermost codec type of a spec, following wrappers' "base": "error_feedback(top_k)".
+std::string
+SpecName(const nlohmann::json& spec)
+{
+    std::string name = spec.value("type", "");
+    if (const auto base = spec.find("base"); base != spec.end() && base->is_object())
+    {
+        name += "(" + SpecName(*base) + ")";
+    }
+    return name;
+}
+
+/// True if the spec or any spec it wraps has one of these types.
+bool
+SpecUses(const nlohmann::json& spec, std::string_view type)
+{
+    if (!spec.is_object())
+    {
+        return false;
+    }
+    if (spec.value("type", "") == type)
+    {
+        return true;
+    }
+    const auto base = spec.find("base");
+    return base != spec.end() && SpecUses(*base, type);
+}
+
+/// The last round whose payload size follows the round (a sparsity warm-up: dgc's default
+/// or an explicit warmup_rounds, in the spec or a base it wraps); 0 without a warm-up.
+uint32_t
+WarmupRounds(const nlohmann::json& spec)
+{
+    if (!spec.is_object())
+    {
+        return 0;
+    }
+    uint32_t rounds = 0;
+    if (const auto w = spec.find("warmup_rounds"); w != spec.end() && w->is_number_unsigned())
+    {
+        rounds = w->get<uint32_t>();
+    }
+    else if (spec.value("type", "") == "dgc")
+    {
+        rounds = internal::kDgcDefaultWarmupRounds;
+    }
+    const auto base = spec.find("base");
+    return base != spec.end() ? std::max(rounds, WarmupRounds(*base)) : rounds;
+}
+
+class AdaptiveCodec : public Codec, public AdaptiveLadder
+{
+  public:
+    explicit AdaptiveCodec(CodecArgs& args)
+        : m_name(args.Name()),
+          m_id(args.Id())
+    {
+        const nlohmann::json* ladder = args.Take("ladder");
+        if (ladder == nullptr || !ladder->is_array() || ladder->empty())
+        {
+            args.Fail("ladder", "must be a non-empty array of codec specs (most faithful first)");
+        }
+        if (ladder->size() > 255)
+        {
+            args.Fail("ladder", "at most 255 rungs");
+        }
+        for (size_t i = 0; i < ladder->size(); ++i)
+        {
+            const nlohmann::json& spec = (*ladder)[i];
+            const std::string path = args.PathOf("ladder") + "[" + std::to_string(i) + "]";
+            CheckRungSpec(spec, path);
+            m_specs.push_back(spec);
+            m_paths.push_back(path);
+            m_rungs.push_back(MakeCodec(spec, path));
+            if (m_rungs.back()->HasRoundExchange())
+            {
+                throw CodecConfigError(path + ": a codec whose round takes two exchanges cannot "
+                                              "be a ladder rung");
+            }
+            m_warmupRounds.push_back(WarmupRounds(spec));
+        }
+        m_profiles.resize(m_rungs.size());
+        const std::string onSkip = TakeOnSkip(args);
+        m_reuseOnSkip = onSkip == "reuse";
+        for (std::string_view key : kLadderControllerKeys)
+        {
+            args.Take(std::string(key)); // validated by the controller (models/fl/)
+        }
+    }
+
+    std::string_view Name() const override
+    {
+        return m_name;
+    }
+
+    uint16_t Id() const override
+    {
+        return m_id;
+    }
+
+    void Encode(const TensorLayout& layout,
+                std::span<const float> update,
+                Rng& rng,
+                std::vector<uint8_t>& out) override
+    {
+        m_rungs[m_selected]->Encode(layout, update, rng, out);
+        out.push_back(static_cast<uint8_t>(m_selected));
+    }
+
+    void Decode(const TensorLayout& layout,
+                std::span<const uint8_t> payload,
+                std::span<float> out) override
+    {
+        if (payload.empty())
+        {
+            throw DecodeError("adaptive: empty payload (a skipped round) has no update", 0);
+        }
+        // The rung index trails the rung's own payload, so the rung's byte offsets (and its
+        // error messages) are those of the whole payload.
+        const size_t rung = payload.back();
+        if (rung >= m_rungs.size())
+        {
+            throw DecodeError("adaptive: rung " + std::to_string(rung) + " beyond the " +
+                                  std::to_string(m_rungs.size()) + "-rung ladder",
+                              payload.size() - 1);
+        }
+        m_rungs[rung]->Decode(layout, payload.first(payload.size() - 1), out);
+        if (m_reuseOnSkip)
+        {
+            m_last.assign(out.begin(), out.end());
+        }
+    }
+
+    void BeginRound(uint32_t round) override
+    {
+        for (auto& rung : m_rungs)
+        {
+            rung->BeginRound(round);
+        }
+    }
+
+    // A mean: rungs of different families decode to comparable updates (sign's majority
+    // vote, which needs every client on sign, is rejected as a rung).
+    std::unique_ptr<Aggregator> MakeAggregator() const override
+    {
+        return MakeWeightedMeanAggregator();
+    }
+
+    size_t RungCount() const override
+    {
+        return m_rungs.size();
+    }
+
+    void SelectRung(size_t rung) override
+    {
+        if (rung >= m_rungs.size())
+        {
+            throw std::out_of_range("adaptive: no rung " + std::to_string(rung));
+        }
+        m_selected = rung;
+    }
+
+    size_t SelectedRung() const override
+    {
+        return m_selected;
+    }
+
+    std::string RungName(size_t rung) const override
+    {
+        return SpecName(m_specs.at(rung));
+    }
+
+    RungProfile Profile(const TensorLayout& layout, size_t rung, uint32_t round) override
+    {
+        // After the warm-up every round encodes to the same size: one profile serves them all.
+        round = static_cast<uint32_t>(
+            std::min<uint64_t>(round, uint64_t{m_warmupRounds.at(rung)} + 1));
+        std::optional<CachedProfile>& cached = m_profiles.at(rung);
+        if (cached && cached->round == round)
+        {
+            return cached->profile;
+        }
+        // A fresh instance, so the client's own rung state (residuals) is untouched.
+        const uint64_t d = layout.TotalSize();
+        if (m_probe.size() != d)
+        {
+            Rng probeRng(0x1add3c, 1);
+            m_probe.resize(d);
+            for (float& x : m_probe)
+            {
+                x = static_cast<float>(probeRng.Normal());
+            }
+        }
+        std::unique_ptr<Codec> codec = MakeCodec(m_specs[rung], m_paths[rung]);
+        codec->BeginRound(round);
+        Rng rng(0x1add3c, 2);
+        std::vector<uint8_t> payload;
+        codec->Encode(layout, m_probe, rng, payload);
+        std::vector<float> decoded(d);
+        codec->Decode(layout, payload, decoded);
+        double err = 0.0;
+        double norm = 0.0;
+        for (uint64_t i = 0; i < d; ++i)
+        {
+            const double diff = double(decoded[i]) - double(m_probe[i]);
+            err += diff * diff;
+            norm += double(m_probe[i]) * double(m_probe[i]);
+        }
+        RungProfile profile;
+        profile.payloadBytes = payload.size() + 1;
+        profile.relativeError = norm > 0.0 ? err / norm : 0.0;
+        cached = CachedProfile{round, profile};
+        return profile;
+    }
+
+    bool ReusesOnSkip() const override
+    {
+        return m_reuseOnSkip;
+    }
+
+    Arrival DecodeUpdate(const TensorLayout& layout,
+                         std::span<const uint8_t> payload,
+                         std::span<float> out) override
+    {
+        if (!payload.empty())
+        {
+            Decode(layout, payload, out);
+            return Arrival::Update;
+        }
+        if (!m_reuseOnSkip || m_last.size() != out.size())
+        {
+            return Arrival::SkipOmit;
+        }
+        std::copy(m_last.begin(), m_last.end(), out.begin());
+        return Arrival::SkipReuse;
+    }
+
+    AdaptiveLadder* Ladder() override
+    {
+        return this;
+    }
+
+  private:
+    struct CachedProfile
+    {
+        uint32_t round;
+        RungProfile profile;
+    };
+
+    static void CheckRungSpec(const nlohmann::json& spec, const std::string& path)
+    {
+        if (SpecUses(spec, "adaptive"))
+        {
+            throw CodecConfigError(path + ": a ladder rung cannot itself be adaptive");
+        }
+        if (SpecUses(spec, "power_sgd"))
+        {
+            throw CodecConfigError(path + ": power_sgd cannot be a ladder rung (its round takes "
+                                          "two exchanges, which the rate controller does not "
+                                          "budget for)");
+        }
+        if (spec.is_object() && spec.value("type", "") == "sign" &&
+            spec.value("aggregation", "mean") == "majority_vote")
+        {
+            throw CodecConfigError(path + ".aggregation: a sign rung must use \"mean\": the "
+                                          "majority vote needs every client on sign");
+        }
+    }
+
+    static std::string TakeOnSkip(CodecArgs& args)
+    {
+        const nlohmann::json* value = args.Take("on_skip");
+        if (value == nullptr)
+        {
+            return "omit";
+        }
+        if (!value->is_string() || (*value != "reuse" && *value != "omit"))
+        {
+            args.Fail("on_skip", "must be \"reuse\" or \"omit\"");
+        }
+        return value->get<std::string>();
+    }
+
+    std::string_view m_name;
+    uint16_t m_id;
+    std::vector<nlohmann::json> m_specs;
+    std::vector<std::string> m_paths;
+    std::vector<std::unique_ptr<Codec>> m_rungs;
+    std::vector<uint32_t> m_warmupRounds; ///< per rung: see WarmupRounds
+    std::vector<std::optional<CachedProfile>> m_profiles;
+    std::vector<float> m_probe;
+    std::vector<float> m_last; ///< server side, "reuse": the last decoded update
+    size_t m_selected = 0;
+    bool m_reuseOnSkip = false;
+};
+
+} // namespace
+
+std::unique_ptr<Codec>
+MakeAdaptiveCodec(CodecArgs& args)
+{
+    return std::make_unique<AdaptiveCodec>(args);
+}
+
+} // namespace fedran::internal

@@ -1,0 +1,261 @@
+#include "models/fl/client-session.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace fedran
+{
+
+ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const FederatedTask> task)
+    : m_config(config),
+      m_task(std::move(task))
+{
+    if (m_config.clientId >= m_task->partition.size())
+    {
+        throw std::invalid_argument("client id beyond the partition");
+    }
+    m_modelDecoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
+    m_updateEncoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    m_ladder = m_updateEncoder->Ladder();
+    if (m_ladder)
+    {
+        m_controller = std::make_unique<control::RateController>(
+            control::ParseControllerConfig(m_task->uplinkCodec,
+                                           "compression.uplink",
+                                           m_ladder->RungCount()));
+    }
+    m_trainRng = Rng(m_task->seed, kClientTrainStreamBase + m_config.clientId);
+    m_codecRng = Rng(m_task->seed, kClientCodecStreamBase + m_config.clientId);
+    m_model.assign(m_task->model->Layout().TotalSize(), 0.0f);
+    m_delta.assign(m_model.size(), 0.0f);
+}
+
+ClientSession::~ClientSession() = default;
+
+std::vector<uint8_t>
+ClientSession::BeginConnection()
+{
+    // What the client held before may not match what the server will send
+    // (downlink_reference client_view): both ends start from zeros.
+    std::fill(m_model.begin(), m_model.end(), 0.0f);
+    m_unacknowledged.clear();
+    FrameHeader join;
+    join.type = FrameType::Join;
+    join.client = m_config.clientId;
+    m_unacknowledged.push_back(0);
+    return EncodeFrame(join, {});
+}
+
+ServerFrameKind
+ClientSession::Classify(const Frame& frame) const
+{
+    if (frame.header.client != m_config.clientId)
+    {
+        return ServerFrameKind::Unexpected;
+    }
+    if (frame.header.type == FrameType::GlobalModel && frame.header.codec == m_modelDecoder->Id())
+    {
+        return ServerFrameKind::Model;
+    }
+    if (frame.header.type == FrameType::CodecState &&
+        frame.header.codec == m_updateEncoder->Id())
+    {
+        return ServerFrameKind::CodecState;
+    }
+    return ServerFrameKind::Unexpected;
+}
+
+void
+ClientSession::AcceptModel(const Frame& frame)
+{
+    m_modelDecoder->BeginRound(frame.header.round); // as the server's encoder was told
+    if (m_task->downlinkClientView)
+    {
+        // The frame carries global − (this client's copy).
+        m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, m_delta);
+        for (size_t i = 0; i < m_model.size(); ++i)
+        {
+            m_model[i] += m_delta[i];
+        }
+    }
+    else
+    {
+        m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, m_model);
+    }
+}
+
+double
+ClientSession::ComputeSeconds() const
+{
+    const size_t examples = m_task->partition[m_config.clientId].size();
+    return double(LocalExamples(m_task->training, examples)) / m_config.samplesPerSecond;
+}
+
+void
+ClientSession::PrepareRound(uint32_t round,
+                            uint64_t modelFrameBytes,
+                            double downloadS,
+                            double computeS)
+{
+    if (!m_controller)
+    {
+        return;
+    }
+    // What the round has already used: the model's download plus half an RTT for its first
+    // byte's trip from the server.
+    control::RoundInputs& in = m_inputs;
+    in = control::RoundInputs{};
+    in.round = round;
+    in.deadlineS = m_config.deadlineS;
+    in.computeS = computeS;
+    in.elapsedS = downloadS + m_rttS / 2.0;
+    if (downloadS > 0.0)
+    {
+        in.downlinkBps = 8.0 * double(modelFrameBytes) / downloadS;
+    }
+    in.predictedBps = m_controller->PredictBps();
+    m_inputsMeasuredBps = m_lastMeasuredBps;
+    in.learningRate = LearningRate(m_task->training, round);
+}
+
+EncodedUpdate
+ClientSession::TrainAndEncode(uint32_t round)
+{
+    const std::vector<uint32_t>& rows = m_task->partition[m_config.clientId];
+    TrainingResult result = TrainLocal(*m_task->model,
+                                       m_model,
+                                       m_task->data->train,
+                                       rows,
+                                       m_task->training,
+                                       round,
+                                       m_trainRng);
+    EncodedUpdate encoded;
+    std::vector<uint8_t> payload;
+    m_updateEncoder->BeginRound(round);
+    if (m_controller)
+    {
+        EncodeAdaptive(round, result, payload, encoded.record);
+    }
+    else
+    {
+        m_updateEncoder->Encode(m_task->model->Layout(), result.update, m_codecRng, payload);
+    }
+    FrameHeader header;
+    header.type = FrameType::ClientUpdate;
+    header.codec = m_updateEncoder->Id();
+    header.round = round;
+    header.client = m_config.clientId;
+    header.samples = static_cast<uint32_t>(rows.size());
+
+    encoded.frame = EncodeFrame(header, payload);
+    encoded.record.round = round;
+    encoded.record.client = m_config.clientId;
+    encoded.record.rawBytes = result.update.size() * sizeof(float);
+    encoded.record.frameBytes = encoded.frame.size();
+    encoded.record.trainLoss = result.meanLoss;
+    encoded.record.updateNorm = result.updateNorm;
+    encoded.record.gradVariance = result.gradVariance;
+    encoded.record.codec = std::string(m_updateEncoder->Name());
+    return encoded;
+}
+
+void
+ClientSession::EncodeAdaptive(uint32_t round,
+                              const TrainingResult& result,
+                              std::vector<uint8_t>& payload,
+                              UpdateSentRecord& record)
+{
+    // The controller's Decide touches only this client's lazy state, and m_inputs was
+    // written before training started.
+    const TensorLayout& layout = m_task->model->Layout();
+    control::RoundInputs in = m_inputs;
+    in.updateNorm = result.updateNorm;
+    in.gradVariance = result.gradVariance;
+    in.steps = result.steps;
+    std::vector<RungProfile> profiles(m_ladder->RungCount());
+    for (size_t r = 0; r < profiles.size(); ++r)
+    {
+        profiles[r] = m_ladder->Profile(layout, r, round);
+    }
+    const control::Decision decision = m_controller->Decide(in, profiles);
+    record.skipped = decision.skip;
+    record.predictedBps = decision.predictedBps.value_or(-1.0);
+    record.timeBudgetS = decision.timeBudgetS.value_or(-1.0);
+    record.measuredBps = m_inputsMeasuredBps;
+    if (decision.skip)
+    {
+        return; // the empty payload says so
+    }
+    record.rung = static_cast<int>(decision.rung);
+    m_ladder->SelectRung(decision.rung);
+    m_updateEncoder->Encode(layout, result.update, m_codecRng, payload);
+}
+
+void
+ClientSession::UpdateSent(const UpdateSentRecord& record)
+{
+    m_sentRound = record.round;
+    // A skip's empty frame is no measurement of the link: only updates feed the estimator.
+    m_unacknowledged.push_back(record.skipped ? 0 : record.round);
+}
+
+std::optional<EncodedUpdate>
+ClientSession::AcceptCodecState(const Frame& frame)
+{
+    const TensorLayout& layout = m_task->model->Layout();
+    if (frame.header.round != m_sentRound)
+    {
+        // No training runs now (the server selects a client only once its last update has
+        // arrived), so the encoder can take the state.
+        m_updateEncoder->BeginRound(frame.header.round);
+        m_updateEncoder->AcceptRoundState(layout, frame.payload);
+        return std::nullopt;
+    }
+    std::vector<uint8_t> payload;
+    m_updateEncoder->EncodeReply(layout, frame.payload, payload);
+    FrameHeader header;
+    header.type = FrameType::ClientReply;
+    header.codec = m_updateEncoder->Id();
+    header.round = frame.header.round;
+    header.client = m_config.clientId;
+    header.samples = static_cast<uint32_t>(m_task->partition[m_config.clientId].size());
+    EncodedUpdate reply;
+    reply.record.round = header.round;
+    reply.record.client = m_config.clientId;
+    reply.record.reply = true;
+    reply.record.codec = std::string(m_updateEncoder->Name());
+    reply.frame = EncodeFrame(header, payload);
+    reply.record.frameBytes = reply.frame.size();
+    m_unacknowledged.push_back(0);
+    return reply;
+}
+
+std::optional<UploadMeasuredRecord>
+ClientSession::Delivered(const Delivery& delivery)
+{
+    m_rttS = delivery.rttS;
+    if (m_unacknowledged.empty())
+    {
+        return std::nullopt;
+    }
+    const uint32_t round = m_unacknowledged.front();
+    m_unacknowledged.pop_front();
+    if (round == 0)
+    {
+        return std::nullopt;
+    }
+    UploadMeasuredRecord measured;
+    measured.round = round;
+    measured.client = m_config.clientId;
+    measured.bytes = delivery.bytes;
+    measured.durationS = delivery.durationS;
+    measured.rttS = delivery.rttS;
+    m_lastMeasuredBps = measured.Bps();
+    if (m_controller)
+    {
+        m_controller->AddTransfer({double(measured.bytes), measured.durationS, measured.rttS});
+    }
+    return measured;
+}
+
+} // namespace fedran

@@ -1,0 +1,136 @@
+#ifndef FEDRAN_MODELS_FL_CLIENT_SESSION_H
+#define FEDRAN_MODELS_FL_CLIENT_SESSION_H
+
+// A client's side of federated learning, without ns-3: what it holds (its copy of the model,
+// its codecs, its rate controller), what each server frame asks of it, how it trains and
+// encodes (or skips), and what it measures of its own uploads. FlClientApp is the ns-3 glue:
+// connections, the simulated compute time, availability, trace sources.
+
+#include "compression/codec.h"
+#include "models/fl/rate-controller.h"
+#include "models/fl/trace-records.h"
+#include "models/learning/federated-task.h"
+#include "models/fl/update-frame.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace fedran
+{
+
+struct ClientSessionConfig
+{
+    uint32_t clientId = 0;
+    /// Training speed: examples processed per simulated second.
+    double samplesPerSecond = 2000.0;
+    /// The server's round deadline, announced to clients: an adaptive uplink budgets against it.
+    double deadlineS = 60.0;
+};
+
+/// What a frame from the server is, for this client.
+enum class ServerFrameKind
+{
+    Model,      ///< the global model (or its delta) to train from
+    CodecState, ///< a two-exchange codec's state before the model, or its mid-round question
+    Unexpected, ///< not for this client, or not a frame a server sends
+};
+
+/// An encoded update frame and what the client reports about it.
+struct EncodedUpdate
+{
+    std::vector<uint8_t> frame;
+    UpdateSentRecord record;
+};
+
+/// What the sending endpoint observed about one of its messages once it was acknowledged.
+struct Delivery
+{
+    uint64_t bytes = 0;
+    double durationS = 0.0; ///< handed over until the last byte was acknowledged
+    double rttS = 0.0;      ///< the transport's smoothed RTT then
+};
+
+class ClientSession
+{
+  public:
+    ClientSession(ClientSessionConfig config, std::shared_ptr<const FederatedTask> task);
+    ~ClientSession();
+
+    uint32_t ClientId() const
+    {
+        return m_config.clientId;
+    }
+
+    /// A new connection: the model starts from zeros again (as the server's mirror of it
+    /// does), messages of an earlier connection will never be acknowledged, and the join
+    /// frame to send first is returned.
+    std::vector<uint8_t> BeginConnection();
+
+    ServerFrameKind Classify(const Frame& frame) const;
+
+    /// Decodes a Model frame into this client's copy. Throws DecodeError.
+    void AcceptModel(const Frame& frame);
+
+    /// Simulated compute time of one round's local training: the examples it processes
+    /// (epochs x examples, or local steps x batch), which do not depend on its outcome.
+    double ComputeSeconds() const;
+
+    /// An adaptive uplink's inputs known once the model has arrived: the model's download as
+    /// the client saw it (first byte to last), its size, and the compute time ahead.
+    void PrepareRound(uint32_t round, uint64_t modelFrameBytes, double downloadS, double computeS);
+
+    /// Trains on this client's data from its copy of the model and encodes the update (or,
+    /// adaptive, picks a rung or skips). Touches only this session's own state and read-only
+    /// data, so it may run on a worker thread while nothing else uses the session.
+    EncodedUpdate TrainAndEncode(uint32_t round);
+
+    /// The update is handed to the network now.
+    void UpdateSent(const UpdateSentRecord& record);
+
+    /// A CodecState frame: takes the round state (nothing to send), or answers the server's
+    /// question about the update sent for its round (the reply frame and its record).
+    /// Throws DecodeError.
+    std::optional<EncodedUpdate> AcceptCodecState(const Frame& frame);
+
+    /// The transport acknowledged the oldest message not yet acknowledged. For an update,
+    /// what the client measured of its upload.
+    std::optional<UploadMeasuredRecord> Delivered(const Delivery& delivery);
+
+    bool IsAdaptive() const
+    {
+        return m_controller != nullptr;
+    }
+
+  private:
+    /// Picks the rung (or a skip) for `result` and encodes; an empty payload is a skip.
+    void EncodeAdaptive(uint32_t round,
+                        const TrainingResult& result,
+                        std::vector<uint8_t>& payload,
+                        UpdateSentRecord& record);
+
+    ClientSessionConfig m_config;
+    std::shared_ptr<const FederatedTask> m_task;
+    std::unique_ptr<Codec> m_modelDecoder;
+    std::unique_ptr<Codec> m_updateEncoder;
+    AdaptiveLadder* m_ladder = nullptr; ///< m_updateEncoder's rungs, if it is adaptive
+    std::unique_ptr<control::RateController> m_controller;
+    Rng m_trainRng;
+    Rng m_codecRng;
+    std::vector<float> m_model; ///< this client's copy of the global model
+    std::vector<float> m_delta; ///< decoded downlink delta (downlink_reference client_view)
+    uint32_t m_sentRound = 0;   ///< round of the last update sent (0: none yet)
+
+    control::RoundInputs m_inputs;     ///< this round's, for the training thread
+    double m_inputsMeasuredBps = -1.0; ///< m_lastMeasuredBps when m_inputs was gathered
+    /// Rounds of the messages sent and not yet acknowledged, in order (0: not an update).
+    std::deque<uint32_t> m_unacknowledged;
+    double m_rttS = 0.0; ///< the transport's RTT at the last acknowledgement
+    double m_lastMeasuredBps = -1.0;
+};
+
+} // namespace fedran
+
+#endif

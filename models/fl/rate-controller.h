@@ -1,0 +1,157 @@
+#ifndef FEDRAN_MODELS_FL_RATE_CONTROLLER_H
+#define FEDRAN_MODELS_FL_RATE_CONTROLLER_H
+
+// Adaptive bitrate control for one client: each round it picks a rung of the uplink ladder
+// (compression/adaptive-ladder.h) or skips the upload, from what the client itself can observe:
+// its own past uploads (bytes, duration, RTT), the download of this round's model, its
+// compute time, the round deadline, and its update's norm and gradient variance.
+// No ns-3 here: the client application feeds it numbers.
+
+#include "compression/adaptive-ladder.h"
+#include "models/fl/bandwidth-estimator.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fedran::control
+{
+
+enum class Policy
+{
+    Fixed,      ///< always `rung`: the baseline
+    Throughput, ///< most faithful rung whose payload fits predicted bps x target_upload_s x safety
+    Deadline,   ///< as Throughput, budget = deadline - compute - elapsed
+    Variance,   ///< fewest bits whose relative error stays under kappa x the sampling noise
+    Hybrid,     ///< Variance's choice, or a coarser rung if the Deadline budget demands it
+};
+
+enum class EstimatorKind
+{
+    HarmonicMean,
+    Ewma,
+};
+
+/// Where the bandwidth prediction comes from before the first measured upload.
+enum class NoHistory
+{
+    Downlink,      ///< this round's model download throughput (assumes a symmetric link)
+    LeastFaithful, ///< no prediction: the coarsest allowed rung
+    MostFaithful,  ///< no prediction: the finest allowed rung
+};
+
+/// From round `fromRound` on (until the next entry), only rungs minRung..maxRung are allowed.
+struct RungWindow
+{
+    uint32_t fromRound = 1;
+    size_t minRung = 0;
+    size_t maxRung = SIZE_MAX;
+};
+
+struct ControllerConfig
+{
+    Policy policy = Policy::Deadline;
+    size_t fixedRung = 0;
+    double safety = 0.8;
+    EstimatorKind estimator = EstimatorKind::HarmonicMean;
+    size_t window = 5;
+    double ewmaAlpha = 0.3;
+    std::optional<double> initialBps;
+    NoHistory noHistory = NoHistory::Downlink;
+    std::optional<double> targetUploadS; ///< Throughput's budget; the deadline if unset
+    double varianceKappa = 1.0;
+    double skipRatio = 0.0; ///< 0: never skip
+    size_t skipWindow = 5;
+    uint32_t maxStaleness = 3;
+    std::vector<RungWindow> rungSchedule; ///< sorted by fromRound
+};
+
+/**
+ * Reads the controller keys of an "adaptive" uplink spec (see kLadderControllerKeys).
+ * `rungs` is the ladder's length. Throws CodecConfigError naming "<path>.<key>".
+ */
+ControllerConfig ParseControllerConfig(const nlohmann::json& spec,
+                                       const std::string& path,
+                                       size_t rungs);
+
+/// What the client knows when its update is ready.
+struct RoundInputs
+{
+    uint32_t round = 1;
+    double deadlineS = 0.0; ///< the server's round deadline, from the round's start
+    double computeS = 0.0;  ///< simulated local training time
+    /// Time already gone in the round when the model had arrived: its download duration as
+    /// the client saw it plus half an RTT for the first byte's trip.
+    double elapsedS = 0.0;
+    std::optional<double> downlinkBps; ///< this round's model download throughput
+    /// The estimator's prediction (RateController::PredictBps) when the inputs were gathered;
+    /// passed in so that Decide can run on a training thread while transfers are recorded.
+    std::optional<double> predictedBps;
+    double updateNorm = 0.0;
+    double gradVariance = 0.0; ///< tr Cov of the minibatch gradient (local-trainer.h)
+    double learningRate = 0.0;
+    uint32_t steps = 0; ///< SGD steps behind the update
+};
+
+struct Decision
+{
+    bool skip = false;
+    size_t rung = 0;
+    std::optional<double> predictedBps;
+    std::optional<double> timeBudgetS;
+    /// lr^2 x steps x gradVariance / ||update||^2: the update's own sampling noise relative to
+    /// its size (Variance and Hybrid only).
+    std::optional<double> noiseRatio;
+};
+
+class RateController
+{
+  public:
+    explicit RateController(ControllerConfig config);
+
+    /// Records one of the client's own finished uploads.
+    void AddTransfer(const TransferSample& sample);
+
+    /// Chooses this round's rung (or a skip). `rungs` has one profile per ladder rung.
+    /// Touches only the lazy-update state, never the bandwidth estimator.
+    Decision Decide(const RoundInputs& in, std::span<const RungProfile> rungs);
+
+    std::optional<double> PredictBps() const
+    {
+        return m_estimator->PredictBps();
+    }
+
+    const ControllerConfig& Config() const
+    {
+        return m_config;
+    }
+
+  private:
+    /// The allowed rungs this round, as [first, last].
+    std::pair<size_t, size_t> Allowed(uint32_t round, size_t rungs) const;
+    /// Most faithful allowed rung whose payload fits `bps x budget x safety`.
+    size_t FitRung(double bps,
+                   double budgetS,
+                   std::span<const RungProfile> rungs,
+                   std::pair<size_t, size_t> allowed) const;
+    size_t VarianceRung(double noiseRatio,
+                        std::span<const RungProfile> rungs,
+                        std::pair<size_t, size_t> allowed) const;
+    /// The lazy-update rule; also records the norm.
+    bool ShouldSkip(double updateNorm);
+
+    ControllerConfig m_config;
+    std::unique_ptr<BandwidthEstimator> m_estimator;
+    std::deque<double> m_recentNorms;
+    uint32_t m_skippedInARow = 0;
+};
+
+} // namespace fedran::control
+
+#endif

@@ -1,0 +1,492 @@
+#include "models/fl/round-coordinator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fedran
+{
+
+RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
+                                   std::shared_ptr<const FederatedTask> task,
+                                   CoordinatorHost& host)
+    : m_config(std::move(config)),
+      m_task(std::move(task)),
+      m_host(host)
+{
+    const uint64_t size = m_task->model->Layout().TotalSize();
+    m_global.assign(size, 0.0f);
+    Rng initRng(m_task->seed, kModelInitStream);
+    m_task->model->InitParams(m_global, initRng);
+    m_scratch.assign(size, 0.0f);
+    m_combined.assign(size, 0.0f);
+    m_optimizer = MakeServerOptimizer(m_task->serverOptimizer);
+    const auto uplink = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    m_rule = MakeAggregationRule(m_config.aggregation, *uplink);
+    m_exchange = uplink->MakeExchange(m_task->model->Layout(),
+                                      Rng(m_task->seed, kServerExchangeStream).NextU64());
+    m_uplinkCodecId = uplink->Id();
+    m_modelEncoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
+    m_codecRng = Rng(m_task->seed, kServerCodecStream);
+}
+
+RoundCoordinator::~RoundCoordinator() = default;
+
+void
+RoundCoordinator::Start()
+{
+    m_joinTimeoutArmed = true;
+    m_host.ArmTimer(CoordinatorTimer::JoinTimeout, m_config.joinTimeoutTicks);
+}
+
+void
+RoundCoordinator::Stop()
+{
+    CancelDeadline();
+    if (m_joinTimeoutArmed)
+    {
+        m_joinTimeoutArmed = false;
+        m_host.CancelTimer(CoordinatorTimer::JoinTimeout);
+    }
+}
+
+bool
+RoundCoordinator::Admits(uint32_t client) const
+{
+    return client < m_task->partition.size();
+}
+
+void
+RoundCoordinator::OnJoin(uint32_t client)
+{
+    if (m_joined.count(client))
+    {
+        // The client reconnected before its old connection's end reached the server (a reset
+        // lost on the link): the old session is dead.
+        RemoveClient(client, UpdateFate::Dropped, "reconnected");
+    }
+    m_joined.insert(client);
+    // A rejoining client starts from zeros (ClientSession); so does its mirror.
+    m_views.erase(client);
+    if (!m_started && m_joined.size() >= m_config.expectedClients)
+    {
+        if (m_joinTimeoutArmed)
+        {
+            m_joinTimeoutArmed = false;
+            m_host.CancelTimer(CoordinatorTimer::JoinTimeout);
+        }
+        StartRound();
+    }
+}
+
+void
+RoundCoordinator::OnClientLost(uint32_t client, UpdateFate fate, const std::string& why)
+{
+    if (m_joined.count(client))
+    {
+        RemoveClient(client, fate, why);
+    }
+}
+
+std::optional<std::string>
+RoundCoordinator::OnFrame(const Frame& frame)
+{
+    switch (frame.header.type)
+    {
+    case FrameType::ClientUpdate:
+        HandleUpdate(frame);
+        return std::nullopt;
+    case FrameType::ClientReply:
+        if (!m_exchange)
+        {
+            return "a reply frame, but the uplink codec has one exchange";
+        }
+        HandleReply(frame);
+        return std::nullopt;
+    default:
+        return "unexpected frame type from a client";
+    }
+}
+
+void
+RoundCoordinator::OnTimer(CoordinatorTimer timer)
+{
+    switch (timer)
+    {
+    case CoordinatorTimer::JoinTimeout:
+        m_joinTimeoutArmed = false;
+        StartRound();
+        break;
+    case CoordinatorTimer::Deadline:
+        m_deadlineArmed = false;
+        EndRound();
+        break;
+    }
+}
+
+void
+RoundCoordinator::HandleUpdate(const Frame& frame)
+{
+    const uint32_t client = frame.header.client;
+    UpdateArrivalRecord record;
+    record.round = frame.header.round;
+    record.client = client;
+    record.frameBytes = kFrameHeaderSize + frame.payload.size();
+
+    if (frame.header.round != m_round || !m_pending.count(client))
+    {
+        // An update for a round that already ended: the client is free again.
+        record.fate = UpdateFate::Late;
+        m_busy.erase(client);
+        m_host.UpdateArrived(record);
+        return;
+    }
+
+    try
+    {
+        CheckUplinkFrame(frame);
+        if (m_exchange)
+        {
+            m_exchange->AddFirst(frame.payload, frame.header.samples);
+        }
+        else
+        {
+            AddUpdate(client, frame, record);
+        }
+        record.fate = UpdateFate::Accepted;
+    }
+    catch (const DecodeError& e)
+    {
+        record.fate = UpdateFate::Failed;
+        record.reason = e.what();
+    }
+    if (m_firstPhase && record.fate == UpdateFate::Accepted)
+    {
+        // Not an update yet: it counts once this client's reply arrives.
+        m_contributors.push_back(client);
+        SettleClient(client);
+        return;
+    }
+    m_host.UpdateArrived(record);
+    SettleClient(client);
+}
+
+void
+RoundCoordinator::AddUpdate(uint32_t client, const Frame& frame, UpdateArrivalRecord& record)
+{
+    switch (DecoderFor(client).DecodeUpdate(m_task->model->Layout(), frame.payload, m_scratch))
+    {
+    case Arrival::Update:
+        m_rule->Add(m_scratch, frame.header.samples);
+        break;
+    case Arrival::SkipReuse:
+        // A lazy update whose codec says to reuse the client's last update.
+        record.skipped = true;
+        m_rule->Add(m_scratch, frame.header.samples);
+        break;
+    case Arrival::SkipOmit:
+        // A lazy update that leaves the client out of this round's combination.
+        record.skipped = true;
+        break;
+    }
+}
+
+void
+RoundCoordinator::HandleReply(const Frame& frame)
+{
+    const uint32_t client = frame.header.client;
+    UpdateArrivalRecord record;
+    record.round = frame.header.round;
+    record.client = client;
+    record.frameBytes = kFrameHeaderSize + frame.payload.size();
+    if (frame.header.round != m_round || m_firstPhase || !m_exchange->NeedsReplies() ||
+        !m_pending.count(client))
+    {
+        // The round ended between the two exchanges: the client is free again.
+        record.fate = UpdateFate::Late;
+        m_busy.erase(client);
+        m_host.UpdateArrived(record);
+        return;
+    }
+    try
+    {
+        CheckUplinkFrame(frame);
+        m_exchange->AddReply(frame.payload, frame.header.samples);
+        record.fate = UpdateFate::Accepted;
+    }
+    catch (const DecodeError& e)
+    {
+        record.fate = UpdateFate::Failed;
+        record.reason = e.what();
+    }
+    m_host.UpdateArrived(record);
+    SettleClient(client);
+}
+
+void
+RoundCoordinator::CheckUplinkFrame(const Frame& frame) const
+{
+    if (frame.header.codec != m_uplinkCodecId)
+    {
+        throw DecodeError("frame codec id " + std::to_string(frame.header.codec) +
+                              " does not match the configured codec",
+                          6);
+    }
+    if (frame.header.samples == 0)
+    {
+        throw DecodeError("update claims zero training samples", 16);
+    }
+}
+
+void
+RoundCoordinator::RemoveClient(uint32_t client, UpdateFate fate, const std::string& why)
+{
+    m_joined.erase(client);
+    m_busy.erase(client);
+    if (m_pending.count(client))
+    {
+        UpdateArrivalRecord record;
+        record.round = m_round;
+        record.client = client;
+        record.fate = fate;
+        record.reason = why;
+        m_host.UpdateArrived(record);
+        SettleClient(client);
+    }
+}
+
+Codec&
+RoundCoordinator::DecoderFor(uint32_t client)
+{
+    auto& decoder = m_decoders[client];
+    if (!decoder)
+    {
+        decoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    }
+    // Updates are decoded in their own round only: the decoder follows the encoder's round
+    // schedule (a sparsity warm-up).
+    decoder->BeginRound(m_round);
+    return *decoder;
+}
+
+std::vector<uint32_t>
+RoundCoordinator::SampleClients()
+{
+    std::vector<uint32_t> idle;
+    for (uint32_t id : m_joined)
+    {
+        if (!m_busy.count(id))
+        {
+            idle.push_back(id);
+        }
+    }
+    // Partial Fisher-Yates on the id-ordered list: the draw depends only on the RNG stream.
+    // The epsilon keeps 1.1 x 10 at 11 despite binary floating point.
+    const auto wanted = static_cast<size_t>(
+        std::ceil(m_config.overSelect * m_config.clientsPerRound - 1e-9));
+    const size_t k = std::min<size_t>(wanted, idle.size());
+    for (size_t i = 0; i < k; ++i)
+    {
+        const uint32_t j = m_host.DrawInteger(i, idle.size() - 1);
+        std::swap(idle[i], idle[j]);
+    }
+    idle.resize(k);
+    std::sort(idle.begin(), idle.end());
+    return idle;
+}
+
+void
+RoundCoordinator::StartRound()
+{
+    m_started = true;
+    ++m_round;
+    m_roundStartS = m_host.NowSeconds();
+    m_selected = SampleClients();
+    m_pending = std::set<uint32_t>(m_selected.begin(), m_selected.end());
+    m_rule->Reset(m_global.size());
+    m_host.RoundStarted(m_round, m_selected);
+
+    std::vector<uint8_t> state;
+    if (m_exchange)
+    {
+        m_contributors.clear();
+        m_exchange->BeginRound(m_round, state);
+        m_firstPhase = m_exchange->NeedsReplies();
+    }
+    std::vector<uint8_t> shared;
+    // Round-scheduled codecs (a sparsity warm-up) encode, and mirror-decode, this round's size.
+    m_modelEncoder->BeginRound(m_round);
+    if (!m_task->downlinkClientView)
+    {
+        m_modelEncoder->Encode(m_task->model->Layout(), m_global, m_codecRng, shared);
+    }
+    for (uint32_t client : m_selected)
+    {
+        if (!state.empty())
+        {
+            // Before the model, so that the client's encoder has it when training ends.
+            SendToClient(client, FrameType::CodecState, m_uplinkCodecId, state);
+        }
+        SendToClient(client,
+                     FrameType::GlobalModel,
+                     m_modelEncoder->Id(),
+                     m_task->downlinkClientView ? EncodeForClientView(client) : shared);
+    }
+    // Nobody to wait for still takes the deadline, as a real server's round would.
+    ArmDeadline();
+}
+
+std::vector<uint8_t>
+RoundCoordinator::EncodeForClientView(uint32_t client)
+{
+    const TensorLayout& layout = m_task->model->Layout();
+    ClientView& view = m_views[client];
+    if (!view.encoder)
+    {
+        // Clients start from zeros (ClientSession); so does the server's mirror.
+        view.encoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
+        view.model.assign(m_global.size(), 0.0f);
+    }
+    for (size_t i = 0; i < m_global.size(); ++i)
+    {
+        m_scratch[i] = m_global[i] - view.model[i];
+    }
+    std::vector<uint8_t> payload;
+    view.encoder->BeginRound(m_round);
+    view.encoder->Encode(layout, m_scratch, m_codecRng, payload);
+    // Mirror the client: it will add exactly what this payload decodes to.
+    m_modelEncoder->Decode(layout, payload, m_scratch);
+    for (size_t i = 0; i < m_global.size(); ++i)
+    {
+        view.model[i] += m_scratch[i];
+    }
+    return payload;
+}
+
+void
+RoundCoordinator::SendToClient(uint32_t client,
+                               FrameType type,
+                               uint16_t codec,
+                               std::span<const uint8_t> payload)
+{
+    FrameHeader header;
+    header.type = type;
+    header.codec = codec;
+    header.round = m_round;
+    header.client = client;
+    std::vector<uint8_t> frame = EncodeFrame(header, payload);
+    m_host.FrameSent(m_round, client, frame.size());
+    m_host.Send(client, std::move(frame));
+}
+
+void
+RoundCoordinator::SettleClient(uint32_t client)
+{
+    m_pending.erase(client);
+    if (!m_deadlineArmed)
+    {
+        return;
+    }
+    if (m_firstPhase)
+    {
+        // With over-selection the first clientsPerRound first payloads make the round.
+        if (m_pending.empty() || m_contributors.size() >= m_config.clientsPerRound)
+        {
+            CloseFirstPhase();
+        }
+        return;
+    }
+    const size_t combined = m_exchange ? m_exchange->Count() : m_rule->Count();
+    if (m_pending.empty() || combined >= m_config.clientsPerRound)
+    {
+        CancelDeadline();
+        EndRound();
+    }
+}
+
+void
+RoundCoordinator::CloseFirstPhase()
+{
+    m_firstPhase = false;
+    // Clients still computing their first payload are late for this round.
+    m_busy.insert(m_pending.begin(), m_pending.end());
+    m_pending.clear();
+    std::vector<uint8_t> message;
+    m_exchange->CloseFirstPhase(message);
+    for (uint32_t client : m_contributors)
+    {
+        // A contributor whose connection broke since has left: nothing to ask.
+        if (m_joined.count(client))
+        {
+            m_pending.insert(client);
+            SendToClient(client, FrameType::CodecState, m_uplinkCodecId, message);
+        }
+    }
+    if (m_pending.empty())
+    {
+        CancelDeadline();
+        EndRound();
+    }
+}
+
+void
+RoundCoordinator::EndRound()
+{
+    // Whoever has not answered is late (past the deadline, or beyond the first
+    // clientsPerRound); their update is discarded when it arrives.
+    m_busy.insert(m_pending.begin(), m_pending.end());
+    m_pending.clear();
+    m_firstPhase = false;
+
+    // The server optimiser moves the model by the combined update (nothing moves without one).
+    // A two-exchange round that ends in its first phase has no update.
+    const size_t combined = m_exchange ? m_exchange->Count() : m_rule->Count();
+    if (combined > 0)
+    {
+        if (m_exchange)
+        {
+            m_exchange->Result(m_combined);
+        }
+        else
+        {
+            m_rule->Result(m_combined);
+        }
+        m_optimizer->Apply(m_combined, m_global);
+    }
+    const Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
+
+    RoundRecord record;
+    record.round = m_round;
+    record.startS = m_roundStartS;
+    record.endS = m_host.NowSeconds();
+    record.selected = m_selected;
+    record.participants = static_cast<uint32_t>(combined);
+    record.testAccuracy = eval.accuracy;
+    record.testLoss = eval.loss;
+    m_host.RoundEnded(record);
+
+    if (m_round >= m_config.rounds)
+    {
+        m_host.Finished();
+        return;
+    }
+    StartRound();
+}
+
+void
+RoundCoordinator::ArmDeadline()
+{
+    m_deadlineArmed = true;
+    m_host.ArmTimer(CoordinatorTimer::Deadline, m_config.deadlineTicks);
+}
+
+void
+RoundCoordinator::CancelDeadline()
+{
+    if (m_deadlineArmed)
+    {
+        m_deadlineArmed = false;
+        m_host.CancelTimer(CoordinatorTimer::Deadline);
+    }
+}
+
+} // namespace fedran

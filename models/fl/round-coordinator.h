@@ -1,0 +1,197 @@
+#ifndef FEDRAN_MODELS_FL_ROUND_COORDINATOR_H
+#define FEDRAN_MODELS_FL_ROUND_COORDINATOR_H
+
+// The server's side of synchronous federated learning, without ns-3: which clients have
+// joined, who is selected, when a round ends, what becomes of each update, how updates are
+// combined and when the model is evaluated. It is driven by events (a client joined or was
+// lost, a frame arrived, a timer fired) and acts through a CoordinatorHost (send a frame, arm
+// or cancel a timer, report). FlServerApp is the ns-3 host; tests drive it with a fake clock.
+
+#include "compression/codec.h"
+#include "models/fl/aggregation-rule.h"
+#include "models/fl/trace-records.h"
+#include "models/learning/federated-task.h"
+#include "models/learning/server-optimizer.h"
+#include "models/fl/update-frame.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fedran
+{
+
+/// The coordinator's timers; at most one of each is armed at a time.
+enum class CoordinatorTimer
+{
+    JoinTimeout, ///< start the first round with whoever has joined
+    Deadline,    ///< the current round's deadline
+};
+
+/// Everything the coordinator asks of the world around it.
+class CoordinatorHost
+{
+  public:
+    virtual ~CoordinatorHost() = default;
+
+    /// The current time, for the round records.
+    virtual double NowSeconds() const = 0;
+    /// Queues a whole frame for a joined client.
+    virtual void Send(uint32_t client, std::vector<uint8_t> frame) = 0;
+    /// Calls RoundCoordinator::OnTimer(timer) `delayTicks` host time steps from now.
+    virtual void ArmTimer(CoordinatorTimer timer, int64_t delayTicks) = 0;
+    virtual void CancelTimer(CoordinatorTimer timer) = 0;
+    /// A uniform integer in [lo, hi] from the server's sampling stream.
+    virtual uint32_t DrawInteger(uint32_t lo, uint32_t hi) = 0;
+
+    // Reports.
+    virtual void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) = 0;
+    virtual void FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes) = 0;
+    virtual void UpdateArrived(const UpdateArrivalRecord& record) = 0;
+    virtual void RoundEnded(const RoundRecord& record) = 0;
+    virtual void Finished() = 0;
+};
+
+struct CoordinatorConfig
+{
+    uint32_t rounds = 1;
+    uint32_t clientsPerRound = 1;
+    /// Select ceil(overSelect x clientsPerRound); aggregate the first clientsPerRound.
+    double overSelect = 1.0;
+    /// The first round starts once this many have joined (or at the join timeout).
+    uint32_t expectedClients = 1;
+    int64_t deadlineTicks = 0;    ///< from a round's start; host time steps
+    int64_t joinTimeoutTicks = 0; ///< from Start()
+    std::string aggregation = "codec"; ///< an AggregationRuleNames() entry
+};
+
+/**
+ * Synchronous FedAvg rounds. Each round samples ceil(overSelect x clientsPerRound) idle
+ * clients, sends each the encoded global model, and aggregates the first clientsPerRound
+ * updates that arrive before the deadline; the round closes as soon as it has them (or nobody
+ * is outstanding, or at the deadline). A client whose update is still outstanding when a round
+ * ends is "late": it is not selected again until that update has arrived (and been
+ * discarded). A client lost while selected has "dropped" (peer gone) or "failed" (bad
+ * frame); when it joins again it joins afresh. A round without any update leaves the global
+ * model as it was.
+ *
+ * With a two-exchange uplink codec (power_sgd) a round has two phases inside the same
+ * deadline: the codec's state goes out before the model, the first payloads are combined once
+ * every selected client has sent one (or failed), the codec's message goes back to those
+ * clients, and their replies make the update.
+ */
+class RoundCoordinator
+{
+  public:
+    RoundCoordinator(CoordinatorConfig config,
+                     std::shared_ptr<const FederatedTask> task,
+                     CoordinatorHost& host);
+    ~RoundCoordinator();
+
+    RoundCoordinator(const RoundCoordinator&) = delete;
+    RoundCoordinator& operator=(const RoundCoordinator&) = delete;
+
+    /// Arms the join timeout.
+    void Start();
+    /// Disarms every timer; nothing more happens.
+    void Stop();
+
+    /// Whether a join from `client` can be accepted at all (a known client id).
+    bool Admits(uint32_t client) const;
+    /// `client` joined (Admits was true). A client already joined is taken to have
+    /// reconnected: its old session is lost ("dropped", "reconnected") first.
+    void OnJoin(uint32_t client);
+    /// The connection of a joined client ended; `fate` is Dropped (peer gone) or Failed.
+    void OnClientLost(uint32_t client, UpdateFate fate, const std::string& why);
+    /// A frame from a client other than a join. Returns why the frame breaks the protocol
+    /// (the host should end that connection), or nothing.
+    std::optional<std::string> OnFrame(const Frame& frame);
+    void OnTimer(CoordinatorTimer timer);
+
+    const std::vector<float>& GlobalParams() const
+    {
+        return m_global;
+    }
+
+    uint32_t Round() const
+    {
+        return m_round;
+    }
+
+    size_t JoinedCount() const
+    {
+        return m_joined.size();
+    }
+
+  private:
+    void HandleUpdate(const Frame& frame);
+    void HandleReply(const Frame& frame);
+    /// Throws DecodeError unless an update or reply frame names the uplink codec and a weight.
+    void CheckUplinkFrame(const Frame& frame) const;
+    /// Decodes a one-exchange update into the rule (or reuses / omits a skip).
+    void AddUpdate(uint32_t client, const Frame& frame, UpdateArrivalRecord& record);
+    void StartRound();
+    void EndRound();
+    /// Two-exchange codecs: combines the first payloads and asks their senders for replies.
+    void CloseFirstPhase();
+    std::vector<uint32_t> SampleClients();
+    /// Marks a selected client as answered (or failed) and ends the round when none remain.
+    void SettleClient(uint32_t client);
+    void RemoveClient(uint32_t client, UpdateFate fate, const std::string& why);
+    void SendToClient(uint32_t client, FrameType type, uint16_t codec,
+                      std::span<const uint8_t> payload);
+    /// The uplink decoder of `client`, told the current round.
+    Codec& DecoderFor(uint32_t client);
+    /// Downlink payload of global − (the client's copy), and the copy moved as the client will.
+    std::vector<uint8_t> EncodeForClientView(uint32_t client);
+    void ArmDeadline();
+    void CancelDeadline();
+
+    CoordinatorConfig m_config;
+    std::shared_ptr<const FederatedTask> m_task;
+    CoordinatorHost& m_host;
+
+    std::unique_ptr<Codec> m_modelEncoder; ///< also decodes, to mirror client views
+
+    /// With compression.downlink_reference = client_view: what each client holds, and its
+    /// downlink encoder (a codec may keep per-client state, like error feedback's residual).
+    struct ClientView
+    {
+        std::vector<float> model;
+        std::unique_ptr<Codec> encoder;
+    };
+
+    std::map<uint32_t, ClientView> m_views;
+    std::map<uint32_t, std::unique_ptr<Codec>> m_decoders;
+    Rng m_codecRng;
+
+    std::set<uint32_t> m_joined;  ///< joined clients, in id order (sampling depends on it)
+    std::set<uint32_t> m_busy;    ///< clients whose update for an earlier round is outstanding
+    std::set<uint32_t> m_pending; ///< selected this round, not answered yet
+    std::vector<uint32_t> m_selected;
+
+    std::vector<float> m_global;
+    std::vector<float> m_scratch;
+    std::unique_ptr<AggregationRule> m_rule;
+    /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).
+    std::unique_ptr<RoundExchange> m_exchange;
+    uint16_t m_uplinkCodecId = 0;
+    bool m_firstPhase = false;            ///< two-exchange round waiting for first payloads
+    std::vector<uint32_t> m_contributors; ///< clients whose first payload was combined
+    std::vector<float> m_combined;
+    std::unique_ptr<ServerOptimizer> m_optimizer;
+    uint32_t m_round = 0; ///< current round, 1-based; 0 before the first
+    double m_roundStartS = 0.0;
+    bool m_started = false;
+    bool m_deadlineArmed = false;
+    bool m_joinTimeoutArmed = false;
+};
+
+} // namespace fedran
+
+#endif

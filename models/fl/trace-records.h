@@ -1,0 +1,88 @@
+#ifndef FEDRAN_MODELS_FL_TRACE_RECORDS_H
+#define FEDRAN_MODELS_FL_TRACE_RECORDS_H
+
+// What the FL server and clients report; the ns-3 applications pass them on through their
+// trace sources. Plain structs, so that a trace sink (the stats collector, a test, a user's
+// script) gets every field by name.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fedran
+{
+
+/// A client has encoded its update (or a reply) and starts handing it to the network.
+struct UpdateSentRecord
+{
+    uint32_t round = 0;
+    uint32_t client = 0;
+    uint64_t rawBytes = 0;   ///< the update as float32, before compression
+    uint64_t frameBytes = 0; ///< the encoded frame (header + codec payload) put on the channel
+    double computeS = 0.0;   ///< simulated local training time
+    double trainLoss = 0.0;  ///< mean minibatch loss of the local training
+    double updateNorm = 0.0; ///< L2 norm of the update before compression
+    /// Estimated variance of the minibatch gradient (TrainingResult::gradVariance)
+    double gradVariance = 0.0;
+    std::string codec;
+    /// A two-exchange codec's reply to the server (frameBytes only; no training behind it).
+    bool reply = false;
+    // With an "adaptive" uplink (otherwise rung < 0 and the rest unset):
+    int rung = -1;             ///< ladder rung used; for a skip, -1 with skipped = true
+    bool skipped = false;      ///< lazy update: an empty frame instead of the update
+    double predictedBps = -1;  ///< the bandwidth prediction used (< 0: none)
+    double timeBudgetS = -1;   ///< the upload time budget used (< 0: none)
+    /// The client's newest own measurement when it chose: bytes / (hand-off -> acknowledged)
+    /// of its latest acknowledged update (< 0: none yet).
+    double measuredBps = -1;
+};
+
+/// A client's upload was acknowledged: what it measured about its own transfer.
+struct UploadMeasuredRecord
+{
+    uint32_t round = 0;
+    uint32_t client = 0;
+    uint64_t bytes = 0;
+    double durationS = 0.0; ///< hand-off to the transport until the last byte was acknowledged
+    double rttS = 0.0;
+
+    double Bps() const
+    {
+        return durationS > 0.0 ? 8.0 * double(bytes) / durationS : 0.0;
+    }
+};
+
+/// Why the server did not use an update it received (or expected).
+enum class UpdateFate
+{
+    Accepted, ///< arrived before the deadline and decoded
+    Late,     ///< arrived after its round had ended: recorded, discarded
+    Failed,   ///< bad frame or decode error
+    Dropped,  ///< the client went away (closed or reset its connection) before its update arrived
+};
+
+struct UpdateArrivalRecord
+{
+    uint32_t round = 0;
+    uint32_t client = 0;
+    uint64_t frameBytes = 0;
+    UpdateFate fate = UpdateFate::Accepted;
+    std::string reason;   ///< for Failed and Dropped
+    bool skipped = false; ///< a lazy-update skip (Accepted: reused or omitted, see on_skip)
+};
+
+/// The server closed a round: aggregated, updated and evaluated the global model.
+struct RoundRecord
+{
+    uint32_t round = 0;
+    double startS = 0.0;
+    double endS = 0.0;
+    std::vector<uint32_t> selected;
+    uint32_t participants = 0; ///< updates aggregated
+    double testAccuracy = 0.0;
+    double testLoss = 0.0;
+};
+
+} // namespace fedran
+
+#endif

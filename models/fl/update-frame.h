@@ -1,0 +1,106 @@
+#ifndef FEDRAN_MODELS_FL_UPDATE_FRAME_H
+#define FEDRAN_MODELS_FL_UPDATE_FRAME_H
+
+// The application-level envelope of every message between the FL server and a client.
+// A TCP stream carries frames back to back; FrameReassembler cuts them out again.
+//
+// Wire layout (little-endian), kFrameHeaderSize = 28 bytes, then the codec payload:
+//   0  magic        u32  'F','D','R','N'
+//   4  version      u8   kFrameVersion
+//   5  type         u8   FrameType
+//   6  codec        u16  codec id (compression/codec-registry.cc)
+//   8  round        u32
+//  12  client       u32
+//  16  samples      u32  examples behind an update or reply (FedAvg weight); 0 from the server
+//  20  length       u32  payload bytes that follow the header
+//  24  crc32        u32  zlib CRC-32 of header bytes 0..23 followed by the payload
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fedran
+{
+
+constexpr uint32_t kFrameMagic = 0x4E524446; // "FDRN" read as little-endian u32
+constexpr uint8_t kFrameVersion = 1;
+constexpr size_t kFrameHeaderSize = 28;
+/// Frames announcing more payload than this are rejected before anything is allocated.
+constexpr uint32_t kMaxFramePayload = 1u << 30;
+
+enum class FrameType : uint8_t
+{
+    GlobalModel = 1,  ///< server -> client: the model to train from
+    ClientUpdate = 2, ///< client -> server: the encoded update
+    Join = 3,         ///< client -> server: first frame on a channel, names the client
+    /// server -> client: a two-exchange codec's message (PowerSGD's Q before the model, its
+    /// P_hat after the first payloads)
+    CodecState = 4,
+    ClientReply = 5, ///< client -> server: the answer to a CodecState sent mid-round
+};
+
+struct FrameHeader
+{
+    FrameType type = FrameType::GlobalModel;
+    uint16_t codec = 0;
+    uint32_t round = 0;
+    uint32_t client = 0;
+    uint32_t samples = 0;
+    uint32_t length = 0; ///< filled in by EncodeFrame
+};
+
+struct Frame
+{
+    FrameHeader header;
+    std::vector<uint8_t> payload;
+};
+
+/// A malformed frame; the message names the stream offset of the problem.
+class FrameError : public std::runtime_error
+{
+  public:
+    FrameError(const std::string& what, uint64_t offset);
+
+    uint64_t Offset() const
+    {
+        return m_offset;
+    }
+
+  private:
+    uint64_t m_offset;
+};
+
+/// Header + payload, ready for a socket.
+std::vector<uint8_t> EncodeFrame(FrameHeader header, std::span<const uint8_t> payload);
+
+/// Decodes exactly one frame that fills `bytes` entirely. Throws FrameError.
+Frame DecodeFrame(std::span<const uint8_t> bytes);
+
+/**
+ * Cuts frames out of a byte stream that arrives in arbitrary pieces.
+ * After a FrameError the stream is unusable (there is no resynchronisation on TCP).
+ */
+class FrameReassembler
+{
+  public:
+    void Append(std::span<const uint8_t> bytes);
+
+    /// The next complete frame, or nothing if more bytes are needed. Throws FrameError.
+    std::optional<Frame> Next();
+
+    /// Bytes received but not yet returned in a frame.
+    size_t Buffered() const;
+
+  private:
+    std::vector<uint8_t> m_buffer;
+    size_t m_start = 0;        ///< first unconsumed byte of m_buffer
+    uint64_t m_streamOffset = 0; ///< stream offset of m_buffer[m_start]
+};
+
+} // namespace fedran
+
+#endif

@@ -1,0 +1,142 @@
+#include "models/ns3/model/backhaul-link.h"
+
+#include "models/ns3/model/lte-link.h"
+#include "models/ns3/model/microwave-link.h"
+#include "models/ns3/model/point-to-point-link.h"
+#include "models/ns3/model/trace-link.h"
+
+#include <ns3/point-to-point-net-device.h>
+#include <ns3/queue-disc.h>
+#include <ns3/queue.h>
+#include <ns3/traffic-control-layer.h>
+
+#include <map>
+
+namespace ns3
+{
+
+namespace
+{
+
+template<typename Model>
+std::unique_ptr<BackhaulLink>
+Make()
+{
+    return std::make_unique<Model>();
+}
+
+} // namespace
+
+std::unique_ptr<BackhaulLink>
+MakeBackhaulLink(const std::string& type)
+{
+    // One line per link model: its "backhaul.type" and its class.
+    static const std::map<std::string, std::unique_ptr<BackhaulLink> (*)()> kModels = {
+        {"p2p", &Make<PointToPointLink>},
+        {"microwave", &Make<MicrowaveLink>},
+        {"trace", &Make<TraceLink>},
+        {"lte", &Make<LteLink>},
+    };
+    auto it = kModels.find(type);
+    return it == kModels.end() ? nullptr : it->second();
+}
+
+void
+CheckBackhaulLink(const fedran::LinkConfig& config)
+{
+    std::unique_ptr<BackhaulLink> model = MakeBackhaulLink(config.type);
+    if (!model)
+    {
+        throw fedran::ScenarioError(config.path + ".type: unknown backhaul type \"" +
+                                    config.type + "\"");
+    }
+    model->Check(config);
+}
+
+InstalledLink::InstalledLink(NetDeviceContainer devices)
+    : m_devices(std::move(devices))
+{
+}
+
+Ptr<NetDevice>
+InstalledLink::GetSender(LinkDirection direction) const
+{
+    return m_devices.Get(direction == LinkDirection::Uplink ? 0 : 1);
+}
+
+Ptr<NetDevice>
+InstalledLink::GetReceiver(LinkDirection direction) const
+{
+    return m_devices.Get(direction == LinkDirection::Uplink ? 1 : 0);
+}
+
+PointToPointInstalledLink::PointToPointInstalledLink(NetDeviceContainer devices,
+                                                     std::function<uint64_t()> capacityBps,
+                                                     std::function<double()> snrDb,
+                                                     uint64_t nominalRateBps)
+    : InstalledLink(std::move(devices))
+    , m_capacityBps(std::move(capacityBps))
+    , m_snrDb(std::move(snrDb))
+    , m_nominalRateBps(nominalRateBps)
+{
+}
+
+void
+PointToPointInstalledLink::ConnectTransmitted(LinkDirection direction, PacketSink sink) const
+{
+    GetSender(direction)->TraceConnectWithoutContext("PhyTxEnd", sink);
+}
+
+void
+PointToPointInstalledLink::ConnectDelivered(LinkDirection direction, PacketSink sink) const
+{
+    GetReceiver(direction)->TraceConnectWithoutContext("PhyRxEnd", sink);
+}
+
+bool
+PointToPointInstalledLink::ConnectFrames(LinkDirection direction, PacketSink sink) const
+{
+    return GetSender(direction)->TraceConnectWithoutContext("PhyTxBegin", sink);
+}
+
+std::optional<uint64_t>
+PointToPointInstalledLink::QueuedBytes(LinkDirection direction) const
+{
+    Ptr<NetDevice> device = GetSender(direction);
+    uint64_t bytes = DynamicCast<PointToPointNetDevice>(device)->GetQueue()->GetNBytes();
+    Ptr<TrafficControlLayer> tc = device->GetNode()->GetObject<TrafficControlLayer>();
+    Ptr<QueueDisc> qdisc = tc ? tc->GetRootQueueDiscOnDevice(device) : nullptr;
+    return bytes + (qdisc ? qdisc->GetNBytes() : 0);
+}
+
+uint64_t
+PointToPointInstalledLink::CapacityBps() const
+{
+    return m_capacityBps();
+}
+
+double
+PointToPointInstalledLink::SnrDb() const
+{
+    return m_snrDb();
+}
+
+uint64_t
+PointToPointInstalledLink::NominalRateBps() const
+{
+    return m_nominalRateBps;
+}
+
+double
+PointToPointInstalledLink::ReadyS() const
+{
+    return 0.0;
+}
+
+bool
+PointToPointInstalledLink::RoutesClient() const
+{
+    return false;
+}
+
+} // namespace ns3

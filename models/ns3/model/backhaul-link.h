@@ -1,0 +1,151 @@
+#ifndef FEDRAN_MODELS_NS3_MODEL_BACKHAUL_LINK_H
+#define FEDRAN_MODELS_NS3_MODEL_BACKHAUL_LINK_H
+
+// A backhaul link model connects one client (cell site) to the aggregation router. Each model
+// lives in its own file in this folder and is registered by one line in backhaul-link.cc; its
+// scenario keys are one branch of clients.groups[].backhaul in scenarios/scenario.schema.json.
+// What a new model needs: docs/architecture.md, "Adding a link model".
+
+#include "models/link-config/link-config.h"
+
+#include <ns3/callback.h>
+#include <ns3/net-device-container.h>
+#include <ns3/node.h>
+#include <ns3/packet.h>
+#include <ns3/ptr.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace ns3
+{
+
+/// A direction of a link: uplink is what the client end sends.
+enum class LinkDirection
+{
+    Uplink,
+    Downlink,
+};
+
+/**
+ * One installed link, as the rest of the simulator sees it: its devices and the probes that
+ * statistics, link samples, packet captures, background traffic and the topology read. Every
+ * link model provides all of them, so no consumer tests for a particular model.
+ */
+class InstalledLink
+{
+  public:
+    /// Called once per packet (or frame) a probe sees; wire bytes are packet->GetSize().
+    using PacketSink = Callback<void, Ptr<const Packet>>;
+
+    /// `devices`: the client's device first, then the network end's.
+    explicit InstalledLink(NetDeviceContainer devices);
+    virtual ~InstalledLink() = default;
+
+    const NetDeviceContainer& GetDevices() const
+    {
+        return m_devices;
+    }
+
+    /// The device that sends `direction`'s traffic (uplink: the client's) ...
+    Ptr<NetDevice> GetSender(LinkDirection direction) const;
+    /// ... and the one at the other end.
+    Ptr<NetDevice> GetReceiver(LinkDirection direction) const;
+
+    /// Connects `sink` to every packet `direction` transmits (wire bytes: headers,
+    /// retransmissions and acknowledgements included; background packets too).
+    virtual void ConnectTransmitted(LinkDirection direction, PacketSink sink) const = 0;
+    /// Connects `sink` to every packet `direction` delivers.
+    virtual void ConnectDelivered(LinkDirection direction, PacketSink sink) const = 0;
+    /// Connects `sink` to every PPP frame `direction`'s sender puts on the link, when its
+    /// transmission begins (lost ones included), for a pcap file; false, and nothing
+    /// connected, for a link that carries no PPP frames.
+    virtual bool ConnectFrames(LinkDirection direction, PacketSink sink) const = 0;
+    /// Bytes waiting to leave `direction`'s sender now; nullopt where the model cannot see
+    /// them (lte: RLC buffers).
+    virtual std::optional<uint64_t> QueuedBytes(LinkDirection direction) const = 0;
+
+    /// Capacity now, in bits/s; 0 while the link is out.
+    virtual uint64_t CapacityBps() const = 0;
+    /// SNR now, in dB; NaN for models without one.
+    virtual double SnrDb() const = 0;
+    /// The capacity background load is a fraction of (p2p: rate; microwave: clear sky;
+    /// trace: time-weighted mean; lte: the whole uplink band at the path-loss SNR).
+    virtual uint64_t NominalRateBps() const = 0;
+    /// When the link first carries traffic (lte: after the UE has attached); the client's
+    /// application starts then.
+    virtual double ReadyS() const = 0;
+    /// Whether the model addresses and routes its client itself (lte: the EPC gives the UE
+    /// its address and default route); otherwise the topology numbers the two devices, sets
+    /// the client's default route and installs the link's background traffic.
+    virtual bool RoutesClient() const = 0;
+
+  private:
+    NetDeviceContainer m_devices;
+};
+
+/**
+ * An InstalledLink over two PointToPointNetDevices: bytes from their PhyTxEnd and PhyRxEnd
+ * traces, frames from PhyTxBegin, the backlog of the sender's device queue and the queue
+ * discipline in front of it. Ready at once, addressed and routed by the topology. p2p,
+ * microwave and trace links are these; so is the core link.
+ */
+class PointToPointInstalledLink : public InstalledLink
+{
+  public:
+    PointToPointInstalledLink(NetDeviceContainer devices,
+                              std::function<uint64_t()> capacityBps,
+                              std::function<double()> snrDb,
+                              uint64_t nominalRateBps);
+
+    void ConnectTransmitted(LinkDirection direction, PacketSink sink) const override;
+    void ConnectDelivered(LinkDirection direction, PacketSink sink) const override;
+    bool ConnectFrames(LinkDirection direction, PacketSink sink) const override;
+    std::optional<uint64_t> QueuedBytes(LinkDirection direction) const override;
+    uint64_t CapacityBps() const override;
+    double SnrDb() const override;
+    uint64_t NominalRateBps() const override;
+    double ReadyS() const override;
+    bool RoutesClient() const override;
+
+  private:
+    std::function<uint64_t()> m_capacityBps;
+    std::function<double()> m_snrDb;
+    uint64_t m_nominalRateBps;
+};
+
+class BackhaulLink
+{
+  public:
+    virtual ~BackhaulLink() = default;
+
+    /**
+     * Checks the model's own keys in config.spec (and any file they name) before anything is
+     * simulated or written. Throws fedran::ScenarioError naming the JSON path, or the file
+     * and line.
+     */
+    virtual void Check(const fedran::LinkConfig& config) const = 0;
+
+    /**
+     * Connects `client` to `router` as `config` describes. What the client's device transmits
+     * is uplink traffic, what the router's transmits is downlink traffic.
+     */
+    virtual std::unique_ptr<InstalledLink> Install(Ptr<Node> client,
+                                                   Ptr<Node> router,
+                                                   const fedran::LinkConfig& config) = 0;
+
+    /// Fixes the random streams of every link installed so far; returns streams used.
+    virtual int64_t AssignStreams(int64_t stream) = 0;
+};
+
+/// The link model for a "backhaul.type"; nullptr for an unknown type.
+std::unique_ptr<BackhaulLink> MakeBackhaulLink(const std::string& type);
+
+/// MakeBackhaulLink(config.type)->Check(config); an unknown type is a ScenarioError too.
+void CheckBackhaulLink(const fedran::LinkConfig& config);
+
+} // namespace ns3
+
+#endif

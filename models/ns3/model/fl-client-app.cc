@@ -1,0 +1,337 @@
+#include "models/ns3/model/fl-client-app.h"
+
+#include <ns3/double.h>
+#include <ns3/log.h>
+#include <ns3/pointer.h>
+#include <ns3/simulator.h>
+#include <ns3/uinteger.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlClientApp");
+NS_OBJECT_ENSURE_REGISTERED(FlClientApp);
+
+TypeId
+FlClientApp::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlClientApp")
+            .SetParent<Application>()
+            .SetGroupName("Fedran")
+            .AddConstructor<FlClientApp>()
+            .AddAttribute("ClientId",
+                          "Index of this client (and of its data partition).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FlClientApp::m_clientId),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Server",
+                          "Address (with port) of the FL server.",
+                          AddressValue(),
+                          MakeAddressAccessor(&FlClientApp::m_server),
+                          MakeAddressChecker())
+            .AddAttribute("SamplesPerSecond",
+                          "Training speed: examples processed per simulated second.",
+                          DoubleValue(2000.0),
+                          MakeDoubleAccessor(&FlClientApp::m_samplesPerSecond),
+                          MakeDoubleChecker<double>(1e-9))
+            .AddAttribute("Deadline",
+                          "The server's round deadline, announced to clients: an adaptive "
+                          "uplink budgets its upload against it.",
+                          TimeValue(Seconds(60)),
+                          MakeTimeAccessor(&FlClientApp::m_deadline),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("Transport",
+                          "How messages cross the network.",
+                          PointerValue(),
+                          MakePointerAccessor(&FlClientApp::m_transport),
+                          MakePointerChecker<MessageTransport>())
+            .AddAttribute("Availability",
+                          "When the client can take part; without one it always can.",
+                          PointerValue(),
+                          MakePointerAccessor(&FlClientApp::m_availability),
+                          MakePointerChecker<ClientAvailability>())
+            .AddTraceSource("ModelReceived",
+                            "A global model arrived and was decoded.",
+                            MakeTraceSourceAccessor(&FlClientApp::m_modelReceivedTrace),
+                            "ns3::FlClientApp::ModelReceivedCallback")
+            .AddTraceSource("UpdateSent",
+                            "An encoded update was handed to the network.",
+                            MakeTraceSourceAccessor(&FlClientApp::m_updateSentTrace),
+                            "ns3::FlClientApp::UpdateSentCallback")
+            .AddTraceSource("Left",
+                            "The client went away: it aborted its connection and round.",
+                            MakeTraceSourceAccessor(&FlClientApp::m_leftTrace),
+                            "ns3::FlClientApp::LeftCallback")
+            .AddTraceSource("UploadMeasured",
+                            "The transport acknowledged every byte of an update.",
+                            MakeTraceSourceAccessor(&FlClientApp::m_uploadMeasuredTrace),
+                            "ns3::FlClientApp::UploadMeasuredCallback");
+    return tid;
+}
+
+FlClientApp::FlClientApp()
+    : m_clientId(0),
+      m_samplesPerSecond(2000.0),
+      m_online(true)
+{
+}
+
+FlClientApp::~FlClientApp() = default;
+
+void
+FlClientApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
+{
+    NS_ABORT_MSG_IF(m_clientId >= task->partition.size(), "client id beyond the partition");
+    fedran::ClientSessionConfig config;
+    config.clientId = m_clientId;
+    config.samplesPerSecond = m_samplesPerSecond;
+    config.deadlineS = m_deadline.GetSeconds();
+    m_session = std::make_unique<fedran::ClientSession>(config, std::move(task));
+}
+
+void
+FlClientApp::StartApplication()
+{
+    NS_ABORT_MSG_IF(!m_session, "FlClientApp: SetTask was not called");
+    NS_ABORT_MSG_IF(!m_transport, "FlClientApp: no Transport");
+    if (m_availability)
+    {
+        m_availability->Start(MakeCallback(&FlClientApp::TurnOff, this),
+                              MakeCallback(&FlClientApp::TurnOn, this));
+        m_online = m_availability->InitiallyOn();
+    }
+    if (m_online)
+    {
+        Connect();
+    }
+}
+
+void
+FlClientApp::Connect()
+{
+    m_transport->Connect(GetNode(), m_server, MakeCallback(&FlClientApp::HandleConnected, this));
+}
+
+void
+FlClientApp::StopApplication()
+{
+    if (m_availability)
+    {
+        m_availability->Stop();
+    }
+    m_sendEvent.Cancel();
+    m_dropEvent.Cancel();
+    WaitForTraining();
+    if (m_channel)
+    {
+        m_channel->Close();
+    }
+}
+
+void
+FlClientApp::SetTrainingPool(std::shared_ptr<ThreadPool> pool)
+{
+    m_pool = std::move(pool);
+}
+
+void
+FlClientApp::DoDispose()
+{
+    WaitForTraining();
+    m_pool.reset();
+    m_channel = nullptr;
+    m_transport = nullptr;
+    m_availability = nullptr;
+    m_session.reset();
+    Application::DoDispose();
+}
+
+void
+FlClientApp::HandleConnected(Ptr<MessageChannel> channel)
+{
+    if (!m_online || m_channel)
+    {
+        // A connection from before the client went off (or a second one while it was off
+        // and on again): it is not wanted any more.
+        channel->Abort();
+        return;
+    }
+    m_channel = channel;
+    m_channel->SetFrameCallback(MakeCallback(&FlClientApp::HandleFrame, this));
+    m_channel->SetErrorCallback(MakeCallback(&FlClientApp::HandleChannelError, this));
+    m_channel->SetDeliveredCallback(MakeCallback(&FlClientApp::HandleDelivered, this));
+    m_channel->Send(m_session->BeginConnection());
+}
+
+void
+FlClientApp::HandleFrame(Ptr<MessageChannel> channel,
+                         const fedran::Frame& frame,
+                         const FrameReceipt& receipt)
+{
+    switch (m_session->Classify(frame))
+    {
+    case fedran::ServerFrameKind::Model:
+        HandleGlobalModel(channel, frame, receipt);
+        break;
+    case fedran::ServerFrameKind::CodecState:
+        HandleCodecState(channel, frame);
+        break;
+    case fedran::ServerFrameKind::Unexpected:
+        HandleChannelError(channel, "unexpected frame from the server");
+        break;
+    }
+}
+
+void
+FlClientApp::HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& frame)
+{
+    try
+    {
+        if (auto reply = m_session->AcceptCodecState(frame))
+        {
+            m_updateSentTrace(reply->record);
+            m_channel->Send(std::move(reply->frame));
+        }
+    }
+    catch (const fedran::DecodeError& e)
+    {
+        HandleChannelError(channel, std::string("cannot use the codec's message: ") + e.what());
+    }
+}
+
+void
+FlClientApp::HandleGlobalModel(Ptr<MessageChannel> channel,
+                               const fedran::Frame& frame,
+                               const FrameReceipt& receipt)
+{
+    try
+    {
+        m_session->AcceptModel(frame);
+    }
+    catch (const fedran::DecodeError& e)
+    {
+        HandleChannelError(channel, std::string("cannot decode the global model: ") + e.what());
+        return;
+    }
+    m_modelReceivedTrace(frame.header.round,
+                         m_clientId,
+                         fedran::kFrameHeaderSize + frame.payload.size());
+    TrainAndSchedule(frame, receipt);
+}
+
+void
+FlClientApp::TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& receipt)
+{
+    const uint32_t round = frame.header.round;
+    // The simulated compute time does not depend on the training's outcome, so the training
+    // itself can run on another thread until that time is over.
+    const double computeS = m_session->ComputeSeconds();
+    const double dropAt = m_availability ? m_availability->DrawDropout() : -1.0;
+    if (dropAt >= 0.0)
+    {
+        // Its training would be thrown away: it is not run at all.
+        m_dropEvent = Simulator::Schedule(Seconds(dropAt * computeS), &FlClientApp::DropOut, this);
+        return;
+    }
+    if (m_session->IsAdaptive())
+    {
+        // The model's download as seen here: its first byte to its last.
+        const double downloadS = (receipt.lastByte - receipt.firstByte).GetSeconds();
+        m_session->PrepareRound(round,
+                                fedran::kFrameHeaderSize + frame.payload.size(),
+                                downloadS,
+                                computeS);
+    }
+    fedran::ClientSession* session = m_session.get();
+    auto train = [session, round]() {
+        return session->TrainAndEncode(round);
+    };
+    m_pending = m_pool ? m_pool->Submit(train) : std::async(std::launch::deferred, train);
+    m_sendEvent = Simulator::Schedule(Seconds(computeS), &FlClientApp::SendUpdate, this, computeS);
+}
+
+void
+FlClientApp::SendUpdate(double computeS)
+{
+    fedran::EncodedUpdate encoded = m_pending.get();
+    encoded.record.computeS = computeS;
+    m_session->UpdateSent(encoded.record);
+    m_updateSentTrace(encoded.record);
+    m_channel->Send(std::move(encoded.frame));
+}
+
+void
+FlClientApp::HandleDelivered(Ptr<MessageChannel>, const TransferRecord& transfer)
+{
+    fedran::Delivery delivery;
+    delivery.bytes = transfer.bytes;
+    delivery.durationS = (transfer.acknowledged - transfer.handedOver).GetSeconds();
+    delivery.rttS = transfer.rtt.GetSeconds();
+    if (auto measured = m_session->Delivered(delivery))
+    {
+        m_uploadMeasuredTrace(*measured);
+    }
+}
+
+void
+FlClientApp::WaitForTraining()
+{
+    // A job still running uses the session: it must finish before the client goes away.
+    if (m_pending.valid())
+    {
+        m_pending.wait();
+    }
+}
+
+void
+FlClientApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& why)
+{
+    NS_LOG_WARN("client " << m_clientId << ": " << why);
+    m_sendEvent.Cancel();
+    m_dropEvent.Cancel();
+    WaitForTraining();
+    channel->Close();
+    m_channel = nullptr;
+}
+
+void
+FlClientApp::Leave()
+{
+    m_sendEvent.Cancel();
+    m_dropEvent.Cancel();
+    WaitForTraining();
+    m_pending = {};
+    if (m_channel)
+    {
+        m_channel->Abort();
+        m_channel = nullptr;
+    }
+    m_leftTrace(m_clientId);
+}
+
+void
+FlClientApp::TurnOff()
+{
+    m_online = false;
+    Leave();
+}
+
+void
+FlClientApp::TurnOn()
+{
+    m_online = true;
+    Connect();
+}
+
+void
+FlClientApp::DropOut()
+{
+    Leave();
+    Connect();
+}
+
+} // namespace ns3

@@ -1,0 +1,115 @@
+#ifndef FEDRAN_MODELS_NS3_MODEL_FL_CLIENT_APP_H
+#define FEDRAN_MODELS_NS3_MODEL_FL_CLIENT_APP_H
+
+#include "models/ns3/model/client-availability.h"
+#include "models/fl/client-session.h"
+#include "models/fl/trace-records.h"
+#include "models/learning/federated-task.h"
+#include "models/ns3/model/message-transport.h"
+#include "models/ns3/model/thread-pool.h"
+
+#include <ns3/address.h>
+#include <ns3/application.h>
+#include <ns3/event-id.h>
+#include <ns3/nstime.h>
+#include <ns3/traced-callback.h>
+
+#include <future>
+#include <memory>
+
+namespace ns3
+{
+
+/**
+ * A federated-learning client (a cell site with compute and a backhaul link) as an ns-3
+ * application. What it holds and does with each frame is a fedran::ClientSession
+ * (models/fl/client-session.h); this class connects, runs the simulated compute time, goes
+ * away and comes back, and reports through trace sources.
+ *
+ * For each global model it receives, the session trains on the client's own slice of the
+ * data for real and encodes the update, on a worker thread while the simulated compute time
+ * (examples processed / SamplesPerSecond) passes; then the encoded frame is sent. With a
+ * two-exchange codec (power_sgd) the session also takes the codec's state before the model
+ * and answers the server's mid-round message at once; that reply is not given compute time.
+ *
+ * With an Availability it can go away: when its on/off process turns off, or when it drops
+ * out of a round, it aborts its connection at once (an upload in progress stops; the server
+ * sees the reset) and abandons the round's training. It reconnects and joins again when the
+ * process turns back on, or right away after a dropout.
+ *
+ * With an "adaptive" uplink the session's rate controller picks the ladder rung (or a skip)
+ * each round from what this client observes: the acknowledged duration of its own past
+ * uploads, this round's model download, its compute time and the round Deadline (see
+ * docs/adaptive-bitrate.md).
+ */
+class FlClientApp : public Application
+{
+  public:
+    static TypeId GetTypeId();
+
+    FlClientApp();
+    ~FlClientApp() override;
+
+    /// The learning problem; must be set (after ClientId, SamplesPerSecond and Deadline) before
+    /// the application starts.
+    void SetTask(std::shared_ptr<const fedran::FederatedTask> task);
+
+    /// Where local training runs; without a pool it runs on the simulation thread.
+    void SetTrainingPool(std::shared_ptr<ThreadPool> pool);
+
+    typedef void (*ModelReceivedCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
+    typedef void (*UpdateSentCallback)(const fedran::UpdateSentRecord& record);
+    typedef void (*LeftCallback)(uint32_t client);
+    typedef void (*UploadMeasuredCallback)(const fedran::UploadMeasuredRecord& record);
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+    void DoDispose() override;
+
+    void Connect();
+    void HandleConnected(Ptr<MessageChannel> channel);
+    /// Goes away: abandons the current round and aborts the connection.
+    void Leave();
+    void TurnOff();
+    void TurnOn();
+    /// Leaves the current round part-way through its training, then reconnects.
+    void DropOut();
+    void HandleFrame(Ptr<MessageChannel> channel,
+                     const fedran::Frame& frame,
+                     const FrameReceipt& receipt);
+    void HandleChannelError(Ptr<MessageChannel> channel, const std::string& why);
+    void HandleGlobalModel(Ptr<MessageChannel> channel,
+                           const fedran::Frame& frame,
+                           const FrameReceipt& receipt);
+    void HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& frame);
+    void HandleDelivered(Ptr<MessageChannel> channel, const TransferRecord& record);
+    void TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& receipt);
+    void SendUpdate(double computeS);
+    void WaitForTraining();
+
+    // Attributes
+    uint32_t m_clientId;
+    Address m_server;
+    double m_samplesPerSecond;
+    Time m_deadline;
+    Ptr<MessageTransport> m_transport;
+    Ptr<ClientAvailability> m_availability;
+
+    std::unique_ptr<fedran::ClientSession> m_session;
+    Ptr<MessageChannel> m_channel;
+    EventId m_sendEvent;
+    EventId m_dropEvent;
+    bool m_online;
+    std::shared_ptr<ThreadPool> m_pool;
+    std::future<fedran::EncodedUpdate> m_pending; ///< the training of the current round
+
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_modelReceivedTrace;
+    TracedCallback<const fedran::UpdateSentRecord&> m_updateSentTrace;
+    TracedCallback<uint32_t> m_leftTrace;
+    TracedCallback<const fedran::UploadMeasuredRecord&> m_uploadMeasuredTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,287 @@
+#include "models/ns3/model/fl-server-app.h"
+
+#include <ns3/double.h>
+#include <ns3/log.h>
+#include <ns3/pointer.h>
+#include <ns3/simulator.h>
+#include <ns3/uinteger.h>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlServerApp");
+NS_OBJECT_ENSURE_REGISTERED(FlServerApp);
+
+TypeId
+FlServerApp::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlServerApp")
+            .SetParent<Application>()
+            .SetGroupName("Fedran")
+            .AddConstructor<FlServerApp>()
+            .AddAttribute("Port",
+                          "Port the server listens on.",
+                          UintegerValue(7000),
+                          MakeUintegerAccessor(&FlServerApp::m_port),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("Rounds",
+                          "Number of training rounds.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&FlServerApp::m_rounds),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ClientsPerRound",
+                          "Clients sampled per round (fewer if fewer are idle).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&FlServerApp::m_clientsPerRound),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("OverSelect",
+                          "Select ceil(OverSelect x ClientsPerRound) clients; aggregate the "
+                          "first ClientsPerRound updates.",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&FlServerApp::m_overSelect),
+                          MakeDoubleChecker<double>(1.0))
+            .AddAttribute("ExpectedClients",
+                          "Clients that will join; the first round starts when all have.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&FlServerApp::m_expectedClients),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Deadline",
+                          "Time from a round's start after which missing updates are late.",
+                          TimeValue(Seconds(60)),
+                          MakeTimeAccessor(&FlServerApp::m_deadline),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("JoinTimeout",
+                          "Start the first round with whoever joined by then.",
+                          TimeValue(Seconds(30)),
+                          MakeTimeAccessor(&FlServerApp::m_joinTimeout),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("Transport",
+                          "How messages cross the network.",
+                          PointerValue(),
+                          MakePointerAccessor(&FlServerApp::m_transport),
+                          MakePointerChecker<MessageTransport>())
+            .AddTraceSource("RoundStarted",
+                            "A round started; the clients selected for it.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_roundStartedTrace),
+                            "ns3::FlServerApp::RoundStartedCallback")
+            .AddTraceSource("ModelSent",
+                            "A frame (the global model or a codec's state) was queued for a "
+                            "client.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_modelSentTrace),
+                            "ns3::FlServerApp::ModelSentCallback")
+            .AddTraceSource("UpdateArrival",
+                            "An update arrived (accepted, late or failed) or a selected "
+                            "client dropped.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_updateArrivalTrace),
+                            "ns3::FlServerApp::UpdateArrivalCallback")
+            .AddTraceSource("RoundEnded",
+                            "A round was aggregated and the global model evaluated.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_roundEndedTrace),
+                            "ns3::FlServerApp::RoundEndedCallback")
+            .AddTraceSource("Finished",
+                            "The last round ended.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_finishedTrace),
+                            "ns3::FlServerApp::FinishedCallback");
+    return tid;
+}
+
+FlServerApp::FlServerApp()
+    : m_port(7000),
+      m_rounds(1),
+      m_clientsPerRound(1),
+      m_overSelect(1.0),
+      m_expectedClients(1),
+      m_sampler(CreateObject<UniformRandomVariable>())
+{
+}
+
+FlServerApp::~FlServerApp() = default;
+
+void
+FlServerApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
+{
+    m_task = std::move(task);
+}
+
+int64_t
+FlServerApp::AssignStreams(int64_t stream)
+{
+    m_sampler->SetStream(stream);
+    return 1;
+}
+
+void
+FlServerApp::StartApplication()
+{
+    NS_ABORT_MSG_IF(!m_task, "FlServerApp: SetTask was not called");
+    NS_ABORT_MSG_IF(!m_transport, "FlServerApp: no Transport");
+    // Built at start, once every attribute has its final value.
+    fedran::CoordinatorConfig config;
+    config.rounds = m_rounds;
+    config.clientsPerRound = m_clientsPerRound;
+    config.overSelect = m_overSelect;
+    config.expectedClients = m_expectedClients;
+    config.deadlineTicks = m_deadline.GetTimeStep();
+    config.joinTimeoutTicks = m_joinTimeout.GetTimeStep();
+    fedran::CoordinatorHost& host = *this;
+    m_coordinator = std::make_unique<fedran::RoundCoordinator>(config, m_task, host);
+    m_transport->Listen(GetNode(), m_port, MakeCallback(&FlServerApp::HandleAccept, this));
+    m_coordinator->Start();
+}
+
+void
+FlServerApp::StopApplication()
+{
+    if (m_coordinator)
+    {
+        m_coordinator->Stop();
+    }
+    for (auto& [id, channel] : m_channels)
+    {
+        channel->Close();
+    }
+}
+
+void
+FlServerApp::DoDispose()
+{
+    m_channels.clear();
+    m_clientOfChannel.clear();
+    m_transport = nullptr;
+    m_coordinator.reset();
+    m_task.reset();
+    Application::DoDispose();
+}
+
+void
+FlServerApp::HandleAccept(Ptr<MessageChannel> channel)
+{
+    channel->SetFrameCallback(MakeCallback(&FlServerApp::HandleFrame, this));
+    channel->SetErrorCallback(MakeCallback(&FlServerApp::HandleChannelError, this));
+}
+
+void
+FlServerApp::HandleFrame(Ptr<MessageChannel> channel,
+                         const fedran::Frame& frame,
+                         const FrameReceipt&)
+{
+    if (frame.header.type == fedran::FrameType::Join)
+    {
+        HandleJoin(channel, frame.header.client);
+        return;
+    }
+    if (auto error = m_coordinator->OnFrame(frame))
+    {
+        HandleChannelError(channel, *error);
+    }
+}
+
+void
+FlServerApp::HandleJoin(Ptr<MessageChannel> channel, uint32_t client)
+{
+    if (!m_coordinator->Admits(client))
+    {
+        NS_LOG_WARN("rejecting join from unknown client " << client);
+        channel->Close();
+        return;
+    }
+    auto previous = m_channels.find(client);
+    if (previous != m_channels.end())
+    {
+        // A reconnection whose old connection's end has not reached the server: that
+        // connection is dead (the coordinator reports the old session dropped).
+        previous->second->Close();
+        m_clientOfChannel.erase(PeekPointer(previous->second));
+    }
+    m_channels[client] = channel;
+    m_clientOfChannel[PeekPointer(channel)] = client;
+    m_coordinator->OnJoin(client);
+}
+
+void
+FlServerApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& why)
+{
+    channel->Close();
+    auto it = m_clientOfChannel.find(PeekPointer(channel));
+    if (it == m_clientOfChannel.end())
+    {
+        return; // never joined, or replaced by a newer connection
+    }
+    const uint32_t client = it->second;
+    m_clientOfChannel.erase(it);
+    m_channels.erase(client);
+    m_coordinator->OnClientLost(client,
+                                channel->PeerGone() ? fedran::UpdateFate::Dropped
+                                                    : fedran::UpdateFate::Failed,
+                                why);
+}
+
+double
+FlServerApp::NowSeconds() const
+{
+    return Simulator::Now().GetSeconds();
+}
+
+void
+FlServerApp::Send(uint32_t client, std::vector<uint8_t> frame)
+{
+    m_channels.at(client)->Send(std::move(frame));
+}
+
+void
+FlServerApp::ArmTimer(fedran::CoordinatorTimer timer, int64_t delayTicks)
+{
+    m_timers[size_t(timer)] = Simulator::Schedule(TimeStep(delayTicks),
+                                                  &fedran::RoundCoordinator::OnTimer,
+                                                  m_coordinator.get(),
+                                                  timer);
+}
+
+void
+FlServerApp::CancelTimer(fedran::CoordinatorTimer timer)
+{
+    m_timers[size_t(timer)].Cancel();
+}
+
+uint32_t
+FlServerApp::DrawInteger(uint32_t lo, uint32_t hi)
+{
+    return m_sampler->GetInteger(lo, hi);
+}
+
+void
+FlServerApp::RoundStarted(uint32_t round, const std::vector<uint32_t>& selected)
+{
+    if (selected.empty())
+    {
+        NS_LOG_WARN("round " << round << " has no idle client");
+    }
+    m_roundStartedTrace(round, selected);
+}
+
+void
+FlServerApp::FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes)
+{
+    m_modelSentTrace(round, client, frameBytes);
+}
+
+void
+FlServerApp::UpdateArrived(const fedran::UpdateArrivalRecord& record)
+{
+    m_updateArrivalTrace(record);
+}
+
+void
+FlServerApp::RoundEnded(const fedran::RoundRecord& record)
+{
+    m_roundEndedTrace(record);
+}
+
+void
+FlServerApp::Finished()
+{
+    m_finishedTrace();
+}
+
+} // namespace ns3

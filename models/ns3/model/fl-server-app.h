@@ -1,0 +1,98 @@
+#ifndef FEDRAN_MODELS_NS3_MODEL_FL_SERVER_APP_H
+#define FEDRAN_MODELS_NS3_MODEL_FL_SERVER_APP_H
+
+#include "models/fl/round-coordinator.h"
+#include "models/fl/trace-records.h"
+#include "models/learning/federated-task.h"
+#include "models/ns3/model/message-transport.h"
+
+#include <ns3/application.h>
+#include <ns3/event-id.h>
+#include <ns3/nstime.h>
+#include <ns3/random-variable-stream.h>
+#include <ns3/traced-callback.h>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * The federated-learning server as an ns-3 application: it accepts clients' channels, hands
+ * their frames to a fedran::RoundCoordinator (which holds the whole round logic: selection,
+ * deadlines, aggregation, evaluation; see models/fl/round-coordinator.h), carries out what
+ * the coordinator asks (send a frame, arm a timer) on the simulator, and reports through
+ * trace sources.
+ */
+class FlServerApp : public Application, private fedran::CoordinatorHost
+{
+  public:
+    static TypeId GetTypeId();
+
+    FlServerApp();
+    ~FlServerApp() override;
+
+    /// The learning problem; must be set before the application starts.
+    void SetTask(std::shared_ptr<const fedran::FederatedTask> task);
+
+    int64_t AssignStreams(int64_t stream);
+
+    typedef void (*RoundStartedCallback)(uint32_t round, const std::vector<uint32_t>& selected);
+    typedef void (*ModelSentCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
+    typedef void (*UpdateArrivalCallback)(const fedran::UpdateArrivalRecord& record);
+    typedef void (*RoundEndedCallback)(const fedran::RoundRecord& record);
+    typedef void (*FinishedCallback)();
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+    void DoDispose() override;
+
+    void HandleAccept(Ptr<MessageChannel> channel);
+    void HandleFrame(Ptr<MessageChannel> channel,
+                     const fedran::Frame& frame,
+                     const FrameReceipt& receipt);
+    void HandleChannelError(Ptr<MessageChannel> channel, const std::string& why);
+    void HandleJoin(Ptr<MessageChannel> channel, uint32_t client);
+
+    // fedran::CoordinatorHost
+    double NowSeconds() const override;
+    void Send(uint32_t client, std::vector<uint8_t> frame) override;
+    void ArmTimer(fedran::CoordinatorTimer timer, int64_t delayTicks) override;
+    void CancelTimer(fedran::CoordinatorTimer timer) override;
+    uint32_t DrawInteger(uint32_t lo, uint32_t hi) override;
+    void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) override;
+    void FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes) override;
+    void UpdateArrived(const fedran::UpdateArrivalRecord& record) override;
+    void RoundEnded(const fedran::RoundRecord& record) override;
+    void Finished() override;
+
+    // Attributes
+    uint16_t m_port;
+    uint32_t m_rounds;
+    uint32_t m_clientsPerRound;
+    double m_overSelect;
+    uint32_t m_expectedClients;
+    Time m_deadline;
+    Time m_joinTimeout;
+    Ptr<MessageTransport> m_transport;
+
+    std::shared_ptr<const fedran::FederatedTask> m_task;
+    std::unique_ptr<fedran::RoundCoordinator> m_coordinator;
+    Ptr<UniformRandomVariable> m_sampler;
+    std::map<uint32_t, Ptr<MessageChannel>> m_channels;     ///< joined clients' channels
+    std::map<MessageChannel*, uint32_t> m_clientOfChannel; ///< the reverse of m_channels
+    EventId m_timers[2]; ///< by fedran::CoordinatorTimer
+
+    TracedCallback<uint32_t, const std::vector<uint32_t>&> m_roundStartedTrace;
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_modelSentTrace;
+    TracedCallback<const fedran::UpdateArrivalRecord&> m_updateArrivalTrace;
+    TracedCallback<const fedran::RoundRecord&> m_roundEndedTrace;
+    TracedCallback<> m_finishedTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,124 @@
+#include "models/ns3/model/message-transport.h"
+
+#include <ns3/object-factory.h>
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(MessageChannel);
+NS_OBJECT_ENSURE_REGISTERED(MessageTransport);
+
+TypeId
+MessageChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::MessageChannel").SetParent<Object>().SetGroupName("Fedran");
+    return tid;
+}
+
+void
+MessageChannel::SetFrameCallback(FrameCallback cb)
+{
+    m_frameCallback = cb;
+}
+
+void
+MessageChannel::SetErrorCallback(ErrorCallback cb)
+{
+    m_errorCallback = cb;
+}
+
+void
+MessageChannel::SetDeliveredCallback(DeliveredCallback cb)
+{
+    m_deliveredCallback = cb;
+}
+
+void
+MessageChannel::NotifyDelivered(const TransferRecord& record)
+{
+    if (!m_deliveredCallback.IsNull())
+    {
+        m_deliveredCallback(this, record);
+    }
+}
+
+void
+MessageChannel::DoDispose()
+{
+    m_deliveredCallback = MakeNullCallback<void, Ptr<MessageChannel>, const TransferRecord&>();
+    m_frameCallback =
+        MakeNullCallback<void, Ptr<MessageChannel>, const fedran::Frame&, const FrameReceipt&>();
+    m_errorCallback = MakeNullCallback<void, Ptr<MessageChannel>, const std::string&>();
+    Object::DoDispose();
+}
+
+void
+MessageChannel::NotifyFrame(const fedran::Frame& frame, const FrameReceipt& receipt)
+{
+    if (!m_frameCallback.IsNull())
+    {
+        m_frameCallback(this, frame, receipt);
+    }
+}
+
+void
+MessageChannel::NotifyError(const std::string& why, bool peerGone)
+{
+    m_peerGone = peerGone;
+    if (!m_errorCallback.IsNull())
+    {
+        m_errorCallback(this, why);
+    }
+}
+
+TypeId
+MessageTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::MessageTransport").SetParent<Object>().SetGroupName("Fedran");
+    return tid;
+}
+
+namespace
+{
+
+struct TransportEntry
+{
+    const char* name;   ///< network.transport in a scenario
+    const char* typeId; ///< the MessageTransport's TypeId
+};
+
+// The registry: one line per transport.
+constexpr TransportEntry kTransports[] = {
+    {"tcp", "ns3::TcpMessageTransport"},
+};
+
+} // namespace
+
+Ptr<MessageTransport>
+CreateMessageTransport(const std::string& name)
+{
+    for (const TransportEntry& entry : kTransports)
+    {
+        if (name == entry.name)
+        {
+            ObjectFactory factory(entry.typeId);
+            return factory.Create<MessageTransport>();
+        }
+    }
+    throw std::invalid_argument("unknown message transport \"" + name + "\"");
+}
+
+std::vector<std::string>
+MessageTransportNames()
+{
+    std::vector<std::string> names;
+    for (const TransportEntry& entry : kTransports)
+    {
+        names.emplace_back(entry.name);
+    }
+    return names;
+}
+
+} // namespace ns3

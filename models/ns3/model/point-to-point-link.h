@@ -1,0 +1,31 @@
+#ifndef FEDRAN_MODELS_NS3_MODEL_POINT_TO_POINT_LINK_H
+#define FEDRAN_MODELS_NS3_MODEL_POINT_TO_POINT_LINK_H
+
+#include "models/ns3/model/backhaul-link.h"
+
+#include <ns3/error-model.h>
+
+namespace ns3
+{
+
+/**
+ * "p2p": a fixed-rate point-to-point link (ns-3 PointToPointNetDevice, DropTail queue) with a
+ * propagation delay and independent packet loss in both directions (RateErrorModel on each
+ * receiving device).
+ */
+class PointToPointLink : public BackhaulLink
+{
+  public:
+    void Check(const fedran::LinkConfig& config) const override;
+    std::unique_ptr<InstalledLink> Install(Ptr<Node> client,
+                                           Ptr<Node> router,
+                                           const fedran::LinkConfig& config) override;
+    int64_t AssignStreams(int64_t stream) override;
+
+  private:
+    std::vector<Ptr<RateErrorModel>> m_errorModels;
+};
+
+} // namespace ns3
+
+#endif

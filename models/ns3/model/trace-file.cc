@@ -1,0 +1,194 @@
+#include "models/ns3/model/trace-file.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+constexpr double kMahimahiPacketBits = 1500.0 * 8.0;
+
+[[noreturn]] void
+Fail(const std::string& file, size_t line, const std::string& reason)
+{
+    throw std::invalid_argument(file + ":" + std::to_string(line) + ": " + reason);
+}
+
+std::ifstream
+Open(const std::string& file)
+{
+    std::ifstream in(file);
+    if (!in)
+    {
+        throw std::invalid_argument(file + ": cannot open (" + std::strerror(errno) + ")");
+    }
+    return in;
+}
+
+std::string
+Trim(const std::string& text)
+{
+    const size_t begin = text.find_first_not_of(" \t\r");
+    const size_t end = text.find_last_not_of(" \t\r");
+    return begin == std::string::npos ? "" : text.substr(begin, end - begin + 1);
+}
+
+/// The whole cell as a finite number, or false.
+bool
+ParseNumber(const std::string& cell, double& value)
+{
+    const std::string text = Trim(cell);
+    if (text.empty())
+    {
+        return false;
+    }
+    char* end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() && std::isfinite(value);
+}
+
+} // namespace
+
+double
+LinkTrace::MeanRate() const
+{
+    double bits = 0.0;
+    for (size_t i = 0; i < steps.size(); ++i)
+    {
+        const double end = i + 1 < steps.size() ? steps[i + 1].startS : periodS;
+        bits += steps[i].rateBps * (end - steps[i].startS);
+    }
+    return periodS > 0 ? bits / periodS : 0.0;
+}
+
+LinkTrace
+ReadCsvTrace(const std::string& file)
+{
+    std::ifstream in = Open(file);
+    LinkTrace trace;
+    std::string text;
+    size_t line = 0;
+    bool first = true;
+    while (std::getline(in, text))
+    {
+        ++line;
+        if (Trim(text).empty())
+        {
+            continue;
+        }
+        std::vector<std::string> cells;
+        std::stringstream row(text);
+        std::string cell;
+        while (std::getline(row, cell, ','))
+        {
+            cells.push_back(cell);
+        }
+        double time = 0.0;
+        if (first && !cells.empty() && !ParseNumber(cells[0], time))
+        {
+            first = false; // a header line
+            continue;
+        }
+        first = false;
+        if (cells.size() < 2 || cells.size() > 4)
+        {
+            Fail(file, line, "expected time_s,rate_bps[,delay_ms,loss], got " +
+                                 std::to_string(cells.size()) + " cells");
+        }
+        TraceStep step;
+        const char* names[] = {"time_s", "rate_bps", "delay_ms", "loss"};
+        double values[4] = {0, 0, -1, -1};
+        for (size_t i = 0; i < cells.size(); ++i)
+        {
+            if (!ParseNumber(cells[i], values[i]) || values[i] < 0)
+            {
+                Fail(file, line, std::string(names[i]) + " \"" + Trim(cells[i]) +
+                                     "\" is not a non-negative number");
+            }
+        }
+        step.startS = values[0];
+        step.rateBps = values[1];
+        step.delayS = values[2] < 0 ? -1.0 : values[2] / 1000.0;
+        step.loss = values[3];
+        if (step.loss >= 1.0)
+        {
+            Fail(file, line, "loss must be below 1");
+        }
+        if (trace.steps.empty() ? step.startS != 0.0 : step.startS <= trace.steps.back().startS)
+        {
+            Fail(file, line, trace.steps.empty() ? "the first time_s must be 0"
+                                                 : "time_s must increase");
+        }
+        trace.steps.push_back(step);
+    }
+    if (trace.steps.empty())
+    {
+        Fail(file, line, "no trace rows");
+    }
+    const size_t n = trace.steps.size();
+    trace.periodS = n == 1 ? 1.0
+                           : 2 * trace.steps[n - 1].startS - trace.steps[n - 2].startS;
+    return trace;
+}
+
+LinkTrace
+ReadMahimahiTrace(const std::string& file, double binS)
+{
+    std::ifstream in = Open(file);
+    std::vector<uint64_t> times;
+    std::string text;
+    size_t line = 0;
+    while (std::getline(in, text))
+    {
+        ++line;
+        const std::string cell = Trim(text);
+        if (cell.empty())
+        {
+            continue;
+        }
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long ms = std::strtoull(cell.c_str(), &end, 10);
+        if (cell[0] == '-' || end != cell.c_str() + cell.size() || errno == ERANGE)
+        {
+            Fail(file, line, "\"" + cell + "\" is not a millisecond timestamp");
+        }
+        if (!times.empty() && ms < times.back())
+        {
+            Fail(file, line, "timestamps must not decrease");
+        }
+        times.push_back(ms);
+    }
+    if (times.empty() || times.back() == 0)
+    {
+        Fail(file, line, "a Mahimahi trace needs timestamps ending after 0 ms");
+    }
+    LinkTrace trace;
+    trace.periodS = times.back() / 1000.0;
+    const size_t bins = static_cast<size_t>(std::ceil(trace.periodS / binS - 1e-9));
+    std::vector<uint64_t> counts(bins, 0);
+    for (uint64_t ms : times)
+    {
+        // Opportunities at the period's end belong to the last bin (Mahimahi's t = period is
+        // the next loop's t = 0 only for the timing, not the count).
+        const size_t bin = std::min(bins - 1, static_cast<size_t>(ms / 1000.0 / binS));
+        ++counts[bin];
+    }
+    for (size_t b = 0; b < bins; ++b)
+    {
+        const double start = b * binS;
+        const double span = std::min(binS, trace.periodS - start);
+        trace.steps.push_back({start, counts[b] * kMahimahiPacketBits / span, -1.0, -1.0});
+    }
+    return trace;
+}
+
+} // namespace ns3

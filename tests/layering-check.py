@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""Fails when a library includes a header of a library above it, or of no library it may use.
+
+Each folder below is one library (docs/architecture.md draws the graph); a file belongs to the
+longest folder that contains it. Only quoted includes of the project's own headers are read.
+Also fails when anything outside compression/ (and its white-box tests and benchmarks)
+includes the compression library's private headers, or when an ns-3-free library includes an
+ns-3 header.
+
+    /usr/bin/python3 tests/layering-check.py [SOURCE_DIR]
+    /usr/bin/python3 tests/layering-check.py --self-test
+"""
+
+import pathlib
+import re
+import sys
+
+# library -> the libraries it may include (besides itself)
+ALLOWED = {
+    "compression": set(),
+    "models/link-config": set(),
+    "models/learning": {"compression"},
+    "models/fl": {"models/learning", "compression"},
+    "models/link-config": set(),
+    "models/ns3": {"models/link-config", "models/fl", "models/learning", "compression"},
+    "simulator/scenario": {"models/link-config", "models/fl", "models/learning", "compression"},
+    "simulator": {"simulator/scenario", "models/ns3", "models/link-config", "models/fl",
+                  "models/learning", "compression"},
+}
+NS3_FREE = {"compression", "models/learning", "models/fl", "models/link-config",
+            "simulator/scenario"}
+# White-box code that may include compression's private headers.
+COMPRESSION_INTERNALS_OK = ("compression/", "tests/compression/", "bench/")
+PRIVATE_COMPRESSION = re.compile(r"^compression/(internal|codecs|kernels)/")
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+
+
+def library_of(path: str):
+    best = None
+    for lib in ALLOWED:
+        if path.startswith(lib + "/") and (best is None or len(lib) > len(best)):
+            best = lib
+    return best
+
+
+def check(root: pathlib.Path):
+    problems = []
+    sources = [p for ext in ("*.h", "*.cc", "*.cc.in") for p in root.rglob(ext)]
+    for path in sorted(sources):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(("build", ".git")):
+            continue
+        lib = library_of(rel)
+        if lib is None and rel.startswith(("compression/", "models/", "simulator/")):
+            problems.append(f"{rel}: in no library this check knows; add its folder to ALLOWED")
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            kind, target = m.groups()
+            where = f"{rel}:{number}"
+            if kind == "<":
+                if lib in NS3_FREE and target.startswith("ns3/"):
+                    problems.append(f"{where}: ns-3-free library {lib} includes <{target}>")
+                continue
+            if PRIVATE_COMPRESSION.match(target) and not rel.startswith(COMPRESSION_INTERNALS_OK):
+                problems.append(f"{where}: includes compression's private header {target}")
+            if lib is None:
+                continue  # tests, benchmarks, examples may use any library
+            target_lib = library_of(target)
+            if target_lib is None or target_lib == lib:
+                continue
+            if target_lib not in ALLOWED[lib]:
+                problems.append(f"{where}: {lib} includes {target} ({target_lib}), which it "
+                                f"may not use")
+    return problems, len(sources)
+
+
+def self_test() -> int:
+    """The check finds each kind of problem in a small tree made for it."""
+    import tempfile
+    bad = {
+        "models/learning/a.h": '#include "models/ns3/model/b.h"\n',
+        "models/fl/c.cc": "#include <ns3/simulator.h>\n",
+        "simulator/d.cc": '#include "compression/internal/e.h"\n',
+        "models/elsewhere/f.h": "",
+        "models/fl/ok.cc": '#include "models/learning/g.h"\n#include "compression/codec.h"\n',
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in bad.items():
+            path = pathlib.Path(tmp) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        problems, _ = check(pathlib.Path(tmp))
+    expected = ["models/learning/a.h:1", "models/fl/c.cc:1", "simulator/d.cc:1",
+                "models/elsewhere/f.h"]
+    missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
+    extra = [p for p in problems if not any(p.startswith(e) for e in expected)]
+    print("\n".join(problems))
+    print(f"self-test: missing {missing}, unexpected {extra}")
+    return 1 if missing or extra else 0
+
+
+def main() -> int:
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    problems, files = check(root)
+    for problem in problems:
+        print(problem)
+    print(f"layering: {len(problems)} problem(s) in {files} files")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
