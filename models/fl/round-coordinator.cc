@@ -127,17 +127,10 @@ void
 RoundCoordinator::HandleUpdate(const Frame& frame)
 {
     const uint32_t client = frame.header.client;
-    UpdateArrivalRecord record;
-    record.round = frame.header.round;
-    record.client = client;
-    record.frameBytes = kFrameHeaderSize + frame.payload.size();
-
+    UpdateArrivalRecord record = ArrivalOf(frame);
     if (frame.header.round != m_round || !m_pending.count(client))
     {
-        // An update for a round that already ended: the client is free again.
-        record.fate = UpdateFate::Late;
-        m_busy.erase(client);
-        m_host.UpdateArrived(record);
+        DiscardLate(record);
         return;
     }
 
@@ -194,17 +187,11 @@ void
 RoundCoordinator::HandleReply(const Frame& frame)
 {
     const uint32_t client = frame.header.client;
-    UpdateArrivalRecord record;
-    record.round = frame.header.round;
-    record.client = client;
-    record.frameBytes = kFrameHeaderSize + frame.payload.size();
+    UpdateArrivalRecord record = ArrivalOf(frame);
     if (frame.header.round != m_round || m_firstPhase || !m_exchange->NeedsReplies() ||
         !m_pending.count(client))
     {
-        // The round ended between the two exchanges: the client is free again.
-        record.fate = UpdateFate::Late;
-        m_busy.erase(client);
-        m_host.UpdateArrived(record);
+        DiscardLate(record); // the round ended between the two exchanges
         return;
     }
     try
@@ -220,6 +207,26 @@ RoundCoordinator::HandleReply(const Frame& frame)
     }
     m_host.UpdateArrived(record);
     SettleClient(client);
+}
+
+UpdateArrivalRecord
+RoundCoordinator::ArrivalOf(const Frame& frame)
+{
+    UpdateArrivalRecord record;
+    record.round = frame.header.round;
+    record.client = frame.header.client;
+    record.frameBytes = kFrameHeaderSize + frame.payload.size();
+    return record;
+}
+
+void
+RoundCoordinator::DiscardLate(UpdateArrivalRecord record)
+{
+    // An update or reply for a round that has ended: recorded, discarded, and the client is
+    // free to be selected again.
+    record.fate = UpdateFate::Late;
+    m_busy.erase(record.client);
+    m_host.UpdateArrived(record);
 }
 
 void

@@ -131,6 +131,9 @@ class RoundCoordinator
   private:
     void HandleUpdate(const Frame& frame);
     void HandleReply(const Frame& frame);
+    /// The record of an update or reply frame, fate still to be set.
+    static UpdateArrivalRecord ArrivalOf(const Frame& frame);
+    void DiscardLate(UpdateArrivalRecord record);
     /// Throws DecodeError unless an update or reply frame names the uplink codec and a weight.
     void CheckUplinkFrame(const Frame& frame) const;
     /// Decodes a one-exchange update into the rule (or reuses / omits a skip).
