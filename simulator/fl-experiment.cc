@@ -24,6 +24,7 @@
 #include <ns3/uinteger.h>
 
 #include <algorithm>
+#include <iostream>
 #include <stdexcept>
 
 namespace ns3
@@ -48,6 +49,28 @@ WritePopulation(const std::string& outDir,
     }
     csv->Flush();
 }
+
+/// When the first round started and who had joined by then; says so when some had not.
+struct JoinRecord
+{
+    uint32_t joined = 0;
+    uint32_t expected = 0;
+    double timeS = 0.0;
+
+    void Closed(uint32_t joinedNow, uint32_t expectedNow)
+    {
+        joined = joinedNow;
+        expected = expectedNow;
+        timeS = Simulator::Now().GetSeconds();
+        if (joined < expected)
+        {
+            std::cerr << "fedran: warning: " << expected - joined << " of " << expected
+                      << " clients had not joined by the join timeout (" << timeS
+                      << " s); the first round starts without them, and they take part "
+                         "once they join\n";
+        }
+    }
+};
 
 void
 StopSimulation()
@@ -109,6 +132,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     serverHelper.SetAttribute("ClientsPerRound", UintegerValue(m_config.server.clientsPerRound));
     serverHelper.SetAttribute("OverSelect", DoubleValue(m_config.server.overSelect));
     serverHelper.SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
+    serverHelper.SetAttribute("JoinTimeout", TimeValue(Seconds(m_config.server.joinTimeoutS)));
     const NodeContainer serverNode(topology.GetServer());
     Ptr<FlServerApp> server = DynamicCast<FlServerApp>(serverHelper.Install(serverNode).Get(0));
 
@@ -117,6 +141,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
                                 InetSocketAddress(topology.GetServerAddress(), kServerPort),
                                 transport);
     clientHelper.SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
+    clientHelper.SetAttribute("JoinWindow", TimeValue(Seconds(m_config.server.joinWindowS)));
     clientHelper.SetSamplesPerSecond(m_samplesPerSecond);
     clientHelper.SetTrainingPool(pool);
     std::vector<Ptr<ClientAvailability>> availabilities;
@@ -155,7 +180,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     int64_t stream = 0;
     stream += topology.AssignStreams(stream);
     stream += serverHelper.AssignStreams(serverNode, stream);
-    stream += clientHelper.AssignStreams(clientNodes, stream); // the availability processes
+    stream += clientHelper.AssignStreams(clientNodes, stream); // availability, join instants
     uint32_t initiallyOn = m_clientGroup.size();
     for (Ptr<ClientAvailability>& availability : availabilities)
     {
@@ -177,11 +202,16 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     }
     PacketCapture capture(outDir, topology, m_config.pcapLinks, m_config.flowmon);
     server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));
+    JoinRecord join;
+    server->TraceConnectWithoutContext("JoinClosed", MakeCallback(&JoinRecord::Closed, &join));
 
     Simulator::Run();
     capture.Finish();
     stats.Finish();
     RunTotals totals = stats.Totals();
+    totals.clientsJoined = join.joined;
+    totals.clientsExpected = join.expected;
+    totals.joinTimeS = join.timeS;
     Simulator::Destroy();
 
     if (totals.rounds != m_config.rounds)

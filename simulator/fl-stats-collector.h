@@ -28,6 +28,9 @@ struct RunTotals
     uint64_t downlinkPayloadBytes = 0;
     uint64_t uplinkWireBytes = 0;
     uint64_t downlinkWireBytes = 0;
+    uint32_t clientsJoined = 0;   ///< clients joined when the first round started
+    uint32_t clientsExpected = 0; ///< clients on at time 0, whom the first round waited for
+    double joinTimeS = 0.0;       ///< when the first round started
 };
 
 /**

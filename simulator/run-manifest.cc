@@ -32,7 +32,10 @@ WriteRunManifest(const std::string& outDir,
                           {"uplink_payload_bytes", totals.uplinkPayloadBytes},
                           {"downlink_payload_bytes", totals.downlinkPayloadBytes},
                           {"uplink_wire_bytes", totals.uplinkWireBytes},
-                          {"downlink_wire_bytes", totals.downlinkWireBytes}};
+                          {"downlink_wire_bytes", totals.downlinkWireBytes},
+                          {"clients_joined", totals.clientsJoined},
+                          {"clients_expected", totals.clientsExpected},
+                          {"join_time_s", totals.joinTimeS}};
     manifest["files"] = {"rounds.csv", "clients.csv", "partition.csv"};
     manifest["scenario"] = config.resolved;
 

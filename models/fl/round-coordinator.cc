@@ -304,6 +304,10 @@ RoundCoordinator::SampleClients()
 void
 RoundCoordinator::StartRound()
 {
+    if (!m_started)
+    {
+        m_host.JoinClosed(static_cast<uint32_t>(m_joined.size()), m_config.expectedClients);
+    }
     m_started = true;
     ++m_round;
     m_roundStartS = m_host.NowSeconds();

@@ -50,6 +50,9 @@ class CoordinatorHost
     virtual uint32_t DrawInteger(uint32_t lo, uint32_t hi) = 0;
 
     // Reports.
+    /// The first round is about to start: `joined` clients have joined of the `expected`
+    /// (fewer when the join timeout fired first).
+    virtual void JoinClosed(uint32_t joined, uint32_t expected) = 0;
     virtual void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) = 0;
     virtual void FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes) = 0;
     virtual void UpdateArrived(const UpdateArrivalRecord& record) = 0;

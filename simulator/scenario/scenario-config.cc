@@ -161,6 +161,8 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         ReadUint32(server.at("clients_per_round"), "server.clients_per_round", errors);
     config.server.overSelect = server.at("over_select").get<double>();
     config.server.deadlineS = server.at("deadline_s").get<double>();
+    config.server.joinWindowS = server.at("join_window_s").get<double>();
+    config.server.joinTimeoutS = server.at("join_timeout_s").get<double>();
     ServerOptimizerConfig& optimizer = config.server.optimizer;
     optimizer.method = server.at("aggregation").get<std::string>();
     optimizer.lr = server.contains("server_lr") ? server.at("server_lr").get<double>()

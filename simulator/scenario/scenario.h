@@ -88,6 +88,8 @@ struct ScenarioConfig
         uint32_t clientsPerRound = 0;
         double overSelect = 1.0; ///< select ceil(overSelect * clientsPerRound) each round
         double deadlineS = 60.0;
+        double joinWindowS = 1.0;   ///< clients connect at uniform instants in [0, this)
+        double joinTimeoutS = 30.0; ///< the first round starts by then at the latest
         ServerOptimizerConfig optimizer; ///< "aggregation" and the server_* settings
     } server;
 

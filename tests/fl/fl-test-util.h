@@ -55,6 +55,7 @@ class FakeHost : public CoordinatorHost
     std::map<CoordinatorTimer, int64_t> timers; ///< armed timer -> tick it fires at
     std::map<uint32_t, std::deque<Frame>> inbox; ///< frames sent to each client, oldest first
     std::vector<std::pair<uint32_t, std::vector<uint32_t>>> started;
+    std::vector<std::pair<uint32_t, uint32_t>> joinClosed; ///< (joined, expected)
     std::vector<UpdateArrivalRecord> arrivals;
     std::vector<RoundRecord> ended;
     uint64_t bytesSent = 0;
@@ -87,6 +88,11 @@ class FakeHost : public CoordinatorHost
         // Deterministic and not always lo, so that sampling is exercised.
         ++draws;
         return lo + (draws * 7) % (hi - lo + 1);
+    }
+
+    void JoinClosed(uint32_t joined, uint32_t expected) override
+    {
+        joinClosed.emplace_back(joined, expected);
     }
 
     void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) override

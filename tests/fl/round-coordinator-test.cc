@@ -96,7 +96,9 @@ TEST(RoundCoordinator, FirstRoundStartsWhenEveryExpectedClientHasJoined)
         w.server->OnJoin(c);
     }
     EXPECT_TRUE(w.host.started.empty());
+    EXPECT_TRUE(w.host.joinClosed.empty());
     w.server->OnJoin(3);
+    EXPECT_EQ(w.host.joinClosed, (std::vector<std::pair<uint32_t, uint32_t>>{{4, 4}}));
     EXPECT_FALSE(w.host.Armed(CoordinatorTimer::JoinTimeout));
     ASSERT_EQ(w.host.started.size(), 1u);
     const auto& [round, selected] = w.host.started[0];
@@ -122,6 +124,10 @@ TEST(RoundCoordinator, JoinTimeoutStartsWithWhoeverJoined)
     ASSERT_EQ(w.host.started.size(), 1u);
     EXPECT_EQ(w.host.started[0].second, (std::vector<uint32_t>{1, 3}));
     EXPECT_DOUBLE_EQ(w.host.NowSeconds(), 30.0);
+    // Said once, at the first round: two of the five expected had joined.
+    EXPECT_EQ(w.host.joinClosed, (std::vector<std::pair<uint32_t, uint32_t>>{{2, 5}}));
+    w.server->OnJoin(0);
+    EXPECT_EQ(w.host.joinClosed.size(), 1u);
 }
 
 TEST(RoundCoordinator, AdmitsOnlyKnownClients)

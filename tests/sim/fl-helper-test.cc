@@ -104,7 +104,7 @@ TEST_F(FlHelpers, ClientHelperGivesConsecutiveIdsAcrossInstalls)
         client->GetAttribute("Server", server);
         EXPECT_EQ(server.Get(), m_server);
     }
-    EXPECT_EQ(helper.AssignStreams(nodes, 0), 0); // no availability process, no stream
+    EXPECT_EQ(helper.AssignStreams(nodes, 0), 3); // one stream per client (its join), no process
 }
 
 TEST_F(FlHelpers, ClientHelperPerClientSpeedsAndAvailability)
@@ -125,7 +125,7 @@ TEST_F(FlHelpers, ClientHelperPerClientSpeedsAndAvailability)
     ASSERT_TRUE(b);
     EXPECT_NE(a, b) << "each client has its own process";
     EXPECT_EQ(DoubleAttribute(a, "DropoutProbability"), 0.25);
-    EXPECT_EQ(helper.AssignStreams(nodes, 100), 4); // two streams per process
+    EXPECT_EQ(helper.AssignStreams(nodes, 100), 6); // two per process, one per client
 
     // A maker decides per client; nullptr means always available.
     std::vector<uint32_t> asked;

@@ -101,9 +101,10 @@ TEST(LteLink, FederatedScenarioRunsToItsEndWithTheSameTracesAtAnyThreadCount)
                      dir.Path() / "b",
                      {"rounds.csv", "clients.csv", "links.csv"});
 
-    // The UEs attached before their clients started: no SYN was lost (a lost one costs 3 s).
+    // The UEs attached before their clients started: no SYN was lost (a lost one costs 3 s),
+    // so the first model arrives within the 1 s join window and a few round trips.
     EXPECT_LT(std::stod(ReadCsv(dir.Path() / "a" / "clients.csv").front().at("model_received_s")),
-              1.0);
+              2.0);
     const auto rounds = ReadCsv(dir.Path() / "a" / "rounds.csv");
     ASSERT_EQ(rounds.size(), 3u);
     EXPECT_GT(std::stod(rounds.back().at("test_accuracy")), 0.6);

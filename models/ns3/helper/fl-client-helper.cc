@@ -164,6 +164,17 @@ FlClientHelper::AssignStreams(NodeContainer c, int64_t stream)
             }
         }
     }
+    // Then each client's own stream (join instant, reconnection delays).
+    for (auto node = c.Begin(); node != c.End(); ++node)
+    {
+        for (uint32_t i = 0; i < (*node)->GetNApplications(); ++i)
+        {
+            if (Ptr<FlClientApp> client = DynamicCast<FlClientApp>((*node)->GetApplication(i)))
+            {
+                current += client->AssignStreams(current);
+            }
+        }
+    }
     return current - stream;
 }
 

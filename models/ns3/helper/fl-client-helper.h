@@ -82,8 +82,9 @@ class FlClientHelper
     /// One FlClientApp on each node of `c`, in order, with consecutive ClientId values.
     ApplicationContainer Install(NodeContainer c);
 
-    /// Fixes the random streams (the availability processes) of every FlClientApp on the
-    /// nodes of `c`, in node order, from `stream` on; returns how many were used.
+    /// Fixes the random streams of every FlClientApp on the nodes of `c` from `stream` on:
+    /// the availability processes in node order, then each client's join and reconnection
+    /// draws; returns how many were used.
     int64_t AssignStreams(NodeContainer c, int64_t stream);
 
   private:

@@ -44,6 +44,23 @@ FlClientApp::GetTypeId()
                           TimeValue(Seconds(60)),
                           MakeTimeAccessor(&FlClientApp::m_deadline),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("JoinWindow",
+                          "The client first connects at a uniform instant in [0, JoinWindow) "
+                          "after it starts.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&FlClientApp::m_joinWindow),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("ReconnectBackoff",
+                          "Delay scale of the first retry after a failed or lost connection; "
+                          "it doubles with each consecutive failure.",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&FlClientApp::m_reconnectBackoff),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("ReconnectBackoffMax",
+                          "Cap of the reconnection delay scale.",
+                          TimeValue(Seconds(30)),
+                          MakeTimeAccessor(&FlClientApp::m_reconnectBackoffMax),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("Transport",
                           "How messages cross the network.",
                           PointerValue(),
@@ -76,6 +93,8 @@ FlClientApp::GetTypeId()
 FlClientApp::FlClientApp()
     : m_clientId(0),
       m_samplesPerSecond(2000.0),
+      m_joinRng(CreateObject<UniformRandomVariable>()),
+      m_failedConnects(0),
       m_online(true)
 {
 }
@@ -106,8 +125,30 @@ FlClientApp::StartApplication()
     }
     if (m_online)
     {
-        Connect();
+        // Sites boot and reach the server at different moments; a burst of simultaneous
+        // SYNs would overflow the router's queue toward the server.
+        const double delayS = m_joinRng->GetValue(0.0, m_joinWindow.GetSeconds());
+        m_connectEvent = Simulator::Schedule(Seconds(delayS), &FlClientApp::Connect, this);
     }
+}
+
+int64_t
+FlClientApp::AssignStreams(int64_t stream)
+{
+    m_joinRng->SetStream(stream);
+    return 1;
+}
+
+void
+FlClientApp::ScheduleReconnect()
+{
+    const double scaleS = std::min(m_reconnectBackoffMax.GetSeconds(),
+                                   m_reconnectBackoff.GetSeconds() *
+                                       std::ldexp(1.0, int(std::min(m_failedConnects, 30u))));
+    ++m_failedConnects;
+    const double delayS = m_joinRng->GetValue(scaleS / 2.0, scaleS);
+    NS_LOG_INFO("client " << m_clientId << ": connecting again in " << delayS << " s");
+    m_connectEvent = Simulator::Schedule(Seconds(delayS), &FlClientApp::Connect, this);
 }
 
 void
@@ -125,6 +166,7 @@ FlClientApp::StopApplication()
     }
     m_sendEvent.Cancel();
     m_dropEvent.Cancel();
+    m_connectEvent.Cancel();
     WaitForTraining();
     if (m_channel)
     {
@@ -153,6 +195,16 @@ FlClientApp::DoDispose()
 void
 FlClientApp::HandleConnected(Ptr<MessageChannel> channel)
 {
+    if (!channel)
+    {
+        // The transport gave up: try again unless the client has gone away meanwhile (it
+        // connects afresh when it comes back).
+        if (m_online && !m_channel)
+        {
+            ScheduleReconnect();
+        }
+        return;
+    }
     if (!m_online || m_channel)
     {
         // A connection from before the client went off (or a second one while it was off
@@ -161,6 +213,7 @@ FlClientApp::HandleConnected(Ptr<MessageChannel> channel)
         return;
     }
     m_channel = channel;
+    m_failedConnects = 0;
     m_channel->SetFrameCallback(MakeCallback(&FlClientApp::HandleFrame, this));
     m_channel->SetErrorCallback(MakeCallback(&FlClientApp::HandleChannelError, this));
     m_channel->SetDeliveredCallback(MakeCallback(&FlClientApp::HandleDelivered, this));
@@ -296,6 +349,11 @@ FlClientApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& 
     WaitForTraining();
     channel->Close();
     m_channel = nullptr;
+    if (m_online)
+    {
+        // A bad frame, a reset or an outage: the site reconnects, as a real one would.
+        ScheduleReconnect();
+    }
 }
 
 void
@@ -303,6 +361,7 @@ FlClientApp::Leave()
 {
     m_sendEvent.Cancel();
     m_dropEvent.Cancel();
+    m_connectEvent.Cancel();
     WaitForTraining();
     m_pending = {};
     if (m_channel)

@@ -12,6 +12,7 @@
 #include <ns3/application.h>
 #include <ns3/event-id.h>
 #include <ns3/nstime.h>
+#include <ns3/random-variable-stream.h>
 #include <ns3/traced-callback.h>
 
 #include <future>
@@ -57,6 +58,9 @@ class FlClientApp : public Application
     /// Where local training runs; without a pool it runs on the simulation thread.
     void SetTrainingPool(std::shared_ptr<ThreadPool> pool);
 
+    /// Fixes the stream of the join instant and reconnection delays; returns streams used.
+    int64_t AssignStreams(int64_t stream);
+
     typedef void (*ModelReceivedCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
     typedef void (*UpdateSentCallback)(const fedran::UpdateSentRecord& record);
     typedef void (*LeftCallback)(uint32_t client);
@@ -68,6 +72,11 @@ class FlClientApp : public Application
     void DoDispose() override;
 
     void Connect();
+    /// Tries to connect again after a failed or lost connection: the k-th consecutive try
+    /// waits a uniform draw between half and all of min(ReconnectBackoffMax,
+    /// ReconnectBackoff x 2^k), so that sites that failed together do not retry together.
+    void ScheduleReconnect();
+    /// A connection, or nullptr when the transport could not make one.
     void HandleConnected(Ptr<MessageChannel> channel);
     /// Goes away: abandons the current round and aborts the connection.
     void Leave();
@@ -93,6 +102,9 @@ class FlClientApp : public Application
     Address m_server;
     double m_samplesPerSecond;
     Time m_deadline;
+    Time m_joinWindow;
+    Time m_reconnectBackoff;
+    Time m_reconnectBackoffMax;
     Ptr<MessageTransport> m_transport;
     Ptr<ClientAvailability> m_availability;
 
@@ -100,6 +112,9 @@ class FlClientApp : public Application
     Ptr<MessageChannel> m_channel;
     EventId m_sendEvent;
     EventId m_dropEvent;
+    EventId m_connectEvent;
+    Ptr<UniformRandomVariable> m_joinRng;
+    uint32_t m_failedConnects; ///< consecutive failed or lost connections
     bool m_online;
     std::shared_ptr<ThreadPool> m_pool;
     std::future<fedran::EncodedUpdate> m_pending; ///< the training of the current round

@@ -61,6 +61,11 @@ FlServerApp::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&FlServerApp::m_transport),
                           MakePointerChecker<MessageTransport>())
+            .AddTraceSource("JoinClosed",
+                            "The first round is about to start: how many clients had joined "
+                            "of those expected.",
+                            MakeTraceSourceAccessor(&FlServerApp::m_joinClosedTrace),
+                            "ns3::FlServerApp::JoinClosedCallback")
             .AddTraceSource("RoundStarted",
                             "A round started; the clients selected for it.",
                             MakeTraceSourceAccessor(&FlServerApp::m_roundStartedTrace),
@@ -248,6 +253,12 @@ uint32_t
 FlServerApp::DrawInteger(uint32_t lo, uint32_t hi)
 {
     return m_sampler->GetInteger(lo, hi);
+}
+
+void
+FlServerApp::JoinClosed(uint32_t joined, uint32_t expected)
+{
+    m_joinClosedTrace(joined, expected);
 }
 
 void

@@ -39,6 +39,7 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
 
     int64_t AssignStreams(int64_t stream);
 
+    typedef void (*JoinClosedCallback)(uint32_t joined, uint32_t expected);
     typedef void (*RoundStartedCallback)(uint32_t round, const std::vector<uint32_t>& selected);
     typedef void (*ModelSentCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
     typedef void (*UpdateArrivalCallback)(const fedran::UpdateArrivalRecord& record);
@@ -63,6 +64,7 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     void ArmTimer(fedran::CoordinatorTimer timer, int64_t delayTicks) override;
     void CancelTimer(fedran::CoordinatorTimer timer) override;
     uint32_t DrawInteger(uint32_t lo, uint32_t hi) override;
+    void JoinClosed(uint32_t joined, uint32_t expected) override;
     void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) override;
     void FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes) override;
     void UpdateArrived(const fedran::UpdateArrivalRecord& record) override;
@@ -86,6 +88,7 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     std::map<MessageChannel*, uint32_t> m_clientOfChannel; ///< the reverse of m_channels
     EventId m_timers[2]; ///< by fedran::CoordinatorTimer
 
+    TracedCallback<uint32_t, uint32_t> m_joinClosedTrace;
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_roundStartedTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_modelSentTrace;
     TracedCallback<const fedran::UpdateArrivalRecord&> m_updateArrivalTrace;

@@ -104,7 +104,8 @@ class MessageTransport : public Object
     /// Accepts channels on `node`; `onAccept` runs for each new one.
     virtual void Listen(Ptr<Node> node, uint16_t port, ChannelCallback onAccept) = 0;
 
-    /// Opens a channel from `node` to `server`; `onConnected` runs when it can carry data.
+    /// Opens a channel from `node` to `server`; `onConnected` runs when it can carry data, or
+    /// with a null channel when the connection could not be made (the caller may try again).
     virtual void Connect(Ptr<Node> node, const Address& server, ChannelCallback onConnected) = 0;
 };
 

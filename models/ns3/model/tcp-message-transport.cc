@@ -314,9 +314,13 @@ TcpMessageTransport::HandleConnected(Ptr<Socket> socket)
 void
 TcpMessageTransport::HandleConnectFailed(Ptr<Socket> socket)
 {
-    // The client stays unconnected; the server never sees it join and never selects it.
+    // TCP gave up on its SYN retransmissions; the caller decides whether to try again.
     NS_LOG_WARN("connection from node " << socket->GetNode()->GetId() << " failed");
-    m_connecting.erase(socket);
+    auto it = m_connecting.find(socket);
+    NS_ASSERT(it != m_connecting.end());
+    ChannelCallback onConnected = it->second;
+    m_connecting.erase(it);
+    onConnected(nullptr);
 }
 
 void
