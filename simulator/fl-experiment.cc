@@ -12,7 +12,7 @@
 #include "simulator/fl-stats-collector.h"
 #include "simulator/link-sampler.h"
 #include "simulator/packet-capture.h"
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
 #include "simulator/trace-schema.h"
 
 #include <ns3/config.h>
@@ -39,12 +39,14 @@ constexpr uint16_t kServerPort = 7000;
 void
 WritePopulation(const std::string& outDir,
                 const std::vector<std::string>& groupNames,
-                const std::vector<double>& samplesPerSecond)
+                const std::vector<double>& samplesPerSecond,
+                const NetworkTopology& topology)
 {
     const std::unique_ptr<fedran::CsvWriter> csv = fedran::OpenTrace(outDir, "population.csv");
     for (uint32_t i = 0; i < groupNames.size(); ++i)
     {
         csv->Add(uint64_t{i}).Add(groupNames[i]).Add(samplesPerSecond[i], 3);
+        csv->Add(topology.GetClientHub(i));
         csv->EndRow();
     }
     csv->Flush();
@@ -95,6 +97,10 @@ FlExperiment::Prepare()
     {
         CheckBackhaulLink(group.backhaul); // trace files and radio settings, before any output
     }
+    for (const fedran::HubConfig& hub : m_config.network.hubs)
+    {
+        CheckBackhaulLink(hub.backhaul);
+    }
     m_clientGroup.clear();
     m_samplesPerSecond.clear();
     for (uint32_t g = 0; g < m_config.groups.size(); ++g)
@@ -123,7 +129,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(m_config.seed);
 
-    StarTopology topology(m_config, m_clientGroup);
+    NetworkTopology topology(m_config, m_clientGroup);
     Ptr<MessageTransport> transport = CreateMessageTransport(m_config.network.transport);
 
     FlServerHelper serverHelper(m_task, transport);
@@ -189,7 +195,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     // The first round starts once every client that is on at time 0 has joined (or at the
     // join timeout); clients that are off join when they turn on.
     server->SetAttribute("ExpectedClients", UintegerValue(std::max(initiallyOn, 1u)));
-    WritePopulation(outDir, groupNames, m_samplesPerSecond);
+    WritePopulation(outDir, groupNames, m_samplesPerSecond, topology);
 
     FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
     stats.SetAdaptive(m_config.uplinkCodec.value("type", "") == "adaptive");

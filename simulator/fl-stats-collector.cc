@@ -59,17 +59,19 @@ FlStatsCollector::FlStatsCollector(const std::string& outDir,
 {
     m_rounds = fedran::OpenTrace(outDir, "rounds.csv");
     m_clients = fedran::OpenTrace(outDir, "clients.csv");
-    // The adaptive-bitrate columns are the last ones, from rung on.
+    // The adaptive-bitrate columns: from rung to skipped.
     const std::vector<std::string>& columns = m_clients->Columns();
     const auto rung = std::find(columns.begin(), columns.end(), "rung");
-    NS_ABORT_MSG_IF(rung == columns.end(), "clients.csv: the trace table has no rung column");
-    m_adaptiveColumns = static_cast<size_t>(columns.end() - rung);
+    const auto skipped = std::find(columns.begin(), columns.end(), "skipped");
+    NS_ABORT_MSG_IF(rung == columns.end() || skipped < rung,
+                    "clients.csv: the trace table has no rung ... skipped columns");
+    m_adaptiveColumns = static_cast<size_t>(skipped - rung) + 1;
 }
 
 void
 FlStatsCollector::Connect(Ptr<FlServerApp> server,
                           const std::vector<Ptr<FlClientApp>>& clients,
-                          const StarTopology& topology)
+                          const NetworkTopology& topology)
 {
     server->TraceConnectWithoutContext("ModelSent",
                                        MakeCallback(&FlStatsCollector::ModelSent, this));
@@ -77,8 +79,10 @@ FlStatsCollector::Connect(Ptr<FlServerApp> server,
                                        MakeCallback(&FlStatsCollector::UpdateArrival, this));
     server->TraceConnectWithoutContext("RoundEnded",
                                        MakeCallback(&FlStatsCollector::RoundEnded, this));
+    m_clientHubs.clear();
     for (uint32_t i = 0; i < clients.size(); ++i)
     {
+        m_clientHubs.push_back(topology.GetClientHub(i));
         clients[i]->TraceConnectWithoutContext(
             "ModelReceived",
             MakeCallback(&FlStatsCollector::ModelReceived, this));
@@ -237,6 +241,7 @@ FlStatsCollector::WriteClientRow(uint32_t round,
         .Add(row.downlinkBytes)
         .Add(m_uplinkCodec);
     AddAdaptiveColumns(row);
+    m_clients->Add(m_clientHubs.at(client));
     m_clients->EndRow();
 }
 

@@ -4,7 +4,7 @@
 #include "models/ns3/model/fl-client-app.h"
 #include "models/ns3/model/fl-server-app.h"
 #include "simulator/csv-writer.h"
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
 
 #include <ns3/packet.h>
 
@@ -60,7 +60,7 @@ class FlStatsCollector
 
     void Connect(Ptr<FlServerApp> server,
                  const std::vector<Ptr<FlClientApp>>& clients,
-                 const StarTopology& topology);
+                 const NetworkTopology& topology);
 
     const RunTotals& Totals() const
     {
@@ -113,6 +113,7 @@ class FlStatsCollector
     void DownlinkTx(Ptr<const Packet> packet);
 
     std::vector<std::string> m_groupNames;
+    std::vector<std::string> m_clientHubs; ///< per client: its hub's name, "" for the router
     std::string m_uplinkCodec;
     bool m_adaptive = false;
     size_t m_adaptiveColumns = 0; ///< clients.csv's columns from rung on

@@ -23,7 +23,7 @@ CountBytes(uint64_t* bytes, Ptr<const Packet> packet)
 } // namespace
 
 LinkSampler::LinkSampler(const std::string& outDir,
-                         const StarTopology& topology,
+                         const NetworkTopology& topology,
                          double intervalS)
     : m_intervalS(intervalS)
 {

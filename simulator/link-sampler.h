@@ -2,7 +2,7 @@
 #define FEDRAN_SIMULATOR_LINK_SAMPLER_H
 
 #include "simulator/csv-writer.h"
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
 
 #include <ns3/packet.h>
 
@@ -22,7 +22,7 @@ namespace ns3
 class LinkSampler
 {
   public:
-    LinkSampler(const std::string& outDir, const StarTopology& topology, double intervalS);
+    LinkSampler(const std::string& outDir, const NetworkTopology& topology, double intervalS);
 
   private:
     struct Direction

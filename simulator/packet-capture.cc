@@ -15,7 +15,7 @@ PacketCapture::File::Write(Ptr<const Packet> packet)
 }
 
 PacketCapture::PacketCapture(const std::string& outDir,
-                             const StarTopology& topology,
+                             const NetworkTopology& topology,
                              const std::vector<std::string>& directions,
                              bool flowmon)
     : m_outDir(outDir)

@@ -1,7 +1,7 @@
 #ifndef FEDRAN_SIMULATOR_PACKET_CAPTURE_H
 #define FEDRAN_SIMULATOR_PACKET_CAPTURE_H
 
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
 
 #include <ns3/flow-monitor-helper.h>
 #include <ns3/flow-monitor.h>
@@ -28,7 +28,7 @@ class PacketCapture
   public:
     /// Opens the pcap files and installs the flow monitor; `directions` are validated names.
     PacketCapture(const std::string& outDir,
-                  const StarTopology& topology,
+                  const NetworkTopology& topology,
                   const std::vector<std::string>& directions,
                   bool flowmon);
 

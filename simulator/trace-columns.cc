@@ -60,7 +60,8 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
         {"name": "measured_bps", "type": "int", "empty": true, "unit": "bit/s", "description": "adaptive: the client's newest own measurement when it chose (bytes / hand-off → last byte acknowledged, of its latest acknowledged update); this round's own upload is `payload_bytes` over `upload_end_s` − `upload_start_s`"},
         {"name": "time_budget_s", "type": "float", "empty": true, "unit": "s", "description": "adaptive: the upload time budget (deadline − compute − elapsed for `deadline`/`hybrid`, `target_upload_s` for `throughput`)"},
         {"name": "deadline_met", "type": "bool", "empty": true, "unit": "", "description": "adaptive: the update (or skip) arrived before the round closed (`status` completed)"},
-        {"name": "skipped", "type": "bool", "empty": true, "unit": "", "description": "adaptive: a lazy-update skip (see docs/adaptive-bitrate.md)"}
+        {"name": "skipped", "type": "bool", "empty": true, "unit": "", "description": "adaptive: a lazy-update skip (see docs/adaptive-bitrate.md)"},
+        {"name": "hub", "type": "string", "empty": true, "unit": "", "description": "the hub the client hangs off (`clients.groups[].hub`; a family member's own name, e.g. `agg-3`); empty for a client of the aggregation router"}
       ]
     },
     {
@@ -81,7 +82,8 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
       "columns": [
         {"name": "client", "type": "int", "unit": "", "description": "client index, as in `clients.csv`"},
         {"name": "group", "type": "string", "unit": "", "description": "name of the client's group"},
-        {"name": "samples_per_second", "type": "float", "unit": "examples/s", "description": "training speed of the client: its group's `compute.samples_per_second`, or the value drawn for it from that distribution"}
+        {"name": "samples_per_second", "type": "float", "unit": "examples/s", "description": "training speed of the client: its group's `compute.samples_per_second`, or the value drawn for it from that distribution"},
+        {"name": "hub", "type": "string", "empty": true, "unit": "", "description": "the hub the client hangs off, as in `clients.csv`; empty for a client of the aggregation router"}
       ]
     },
     {
@@ -90,7 +92,7 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
       "writer": "simulator/link-sampler.cc",
       "columns": [
         {"name": "time_s", "type": "float", "unit": "s", "description": "end of the sampling interval"},
-        {"name": "link", "type": "string", "unit": "", "description": "link direction, as above"},
+        {"name": "link", "type": "string", "unit": "", "description": "link direction, as above (hub links: `hub-<name>-up` / `-down`)"},
         {"name": "capacity_bps", "type": "int", "unit": "bit/s", "description": "the link's capacity at `time_s`: p2p and core the fixed rate; microwave the rate of the modulation in use (0 while out); trace the current trace rate (0 while out); lte what one UE alone in its cell would be granted at its SINR (all RBs, at the MCS ns-3's schedulers derive from it; 0 below CQI 1), the same in both directions"},
         {"name": "throughput_bps", "type": "int", "unit": "bit/s", "description": "bytes the receiving device delivered during the interval × 8 / interval: wire bytes (PPP, IP, TCP/UDP headers, retransmissions included) of all traffic, background (`backhaul.background`) included, packets lost to link errors or outages excluded (lte: IP packets the PGW receives from the UE, or the UE's LTE interface receives)"},
         {"name": "queue_bytes", "type": "int", "empty": true, "unit": "B", "description": "backlog at the sending end at `time_s`: the device queue plus the traffic-control queue discipline in front of it (the host's pfifo_fast at a client, the core queue at the router's core port); empty for lte (the backlog is in RLC buffers ns-3 does not expose)"},

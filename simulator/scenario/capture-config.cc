@@ -1,5 +1,5 @@
 // output.pcap and output.flowmon: which link directions to capture, checked against the
-// scenario's clients before anything runs or is written.
+// scenario's clients and hubs before anything runs or is written.
 
 #include "simulator/scenario/config-readers.h"
 
@@ -12,11 +12,16 @@ namespace fedran
 namespace
 {
 
-/// The link directions of a scenario, in links.csv order.
+/// The link directions of a scenario, in links.csv order: core, hubs, clients.
 std::vector<std::string>
-AllDirections(uint64_t clients)
+AllDirections(uint64_t clients, const std::vector<HubConfig>& hubs)
 {
     std::vector<std::string> names = {"core-up", "core-down"};
+    for (const HubConfig& hub : hubs)
+    {
+        names.push_back("hub-" + hub.name + "-up");
+        names.push_back("hub-" + hub.name + "-down");
+    }
     for (uint64_t i = 0; i < clients; ++i)
     {
         names.push_back("client-" + std::to_string(i) + "-up");
@@ -37,7 +42,7 @@ ReadCaptureOutputs(const nlohmann::json& output,
     const nlohmann::json& pcap = output.at("pcap");
     if (pcap.is_boolean())
     {
-        config.pcapLinks = pcap.get<bool>() ? AllDirections(clients) : std::vector<std::string>{};
+        config.pcapLinks = pcap.get<bool>() ? AllDirections(clients, config.network.hubs) : std::vector<std::string>{};
         return;
     }
     // "core" and "client-<i>" stand for both directions of the link.
@@ -48,6 +53,33 @@ ReadCaptureOutputs(const nlohmann::json& output,
         const std::string name = pcap[k].get<std::string>();
         std::smatch match;
         const std::string path = "output.pcap." + std::to_string(k);
+        if (name.rfind("hub-", 0) == 0)
+        {
+            // hub-<name>[-up|-down], for a hub of network.hubs.
+            bool found = false;
+            for (const HubConfig& hub : config.network.hubs)
+            {
+                const std::string link = "hub-" + hub.name;
+                if (name == link)
+                {
+                    wanted.insert(link + "-up");
+                    wanted.insert(link + "-down");
+                    found = true;
+                }
+                else if (name == link + "-up" || name == link + "-down")
+                {
+                    wanted.insert(name);
+                    found = true;
+                }
+            }
+            if (!found)
+            {
+                errors.push_back(path + ": \"" + name +
+                                 "\" is not a hub link direction (hub-<name>-up, "
+                                 "hub-<name>-down or hub-<name> for a hub of network.hubs)");
+            }
+            continue;
+        }
         if (!std::regex_match(name, match, kName))
         {
             errors.push_back(path + ": \"" + name +
@@ -72,7 +104,7 @@ ReadCaptureOutputs(const nlohmann::json& output,
         }
     }
     // links.csv order, whatever order the list gave.
-    for (const std::string& direction : AllDirections(clients))
+    for (const std::string& direction : AllDirections(clients, config.network.hubs))
     {
         if (wanted.count(direction))
         {

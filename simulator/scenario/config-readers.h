@@ -21,12 +21,25 @@ uint32_t ReadUint32(const nlohmann::json& value,
                     const std::string& path,
                     std::vector<std::string>& errors);
 
+/// The keys every link model shares (type, rate, delay, loss; `spec` the whole object, `path`
+/// its JSON path); the model reads the rest from `spec` itself. No background.
+LinkConfig ReadLink(const nlohmann::json& link, const std::string& path);
+
 /// backhaul.background of a validated backhaul object at `path`; nullopt without one.
 std::optional<BackgroundConfig> ReadBackground(const nlohmann::json& backhaul,
                                                const std::string& path,
                                                std::vector<std::string>& errors);
 
-/// output.pcap and output.flowmon, for a scenario of `clients` clients.
+/**
+ * network.hubs and clients.groups[].hub (config.groups already read): expands families,
+ * resolves parents and each group's hubs, and reports a duplicate name, an unknown parent or
+ * hub, a loop and a hub link or group that cannot be one (lte).
+ */
+void ReadHubs(const nlohmann::json& scenario,
+              ScenarioConfig& config,
+              std::vector<std::string>& errors);
+
+/// output.pcap and output.flowmon, for a scenario of `clients` clients and config.network.hubs.
 void ReadCaptureOutputs(const nlohmann::json& output,
                         uint64_t clients,
                         ScenarioConfig& config,

@@ -27,9 +27,10 @@ using nlohmann::json;
 
 constexpr uint64_t kMaxUint32 = std::numeric_limits<uint32_t>::max();
 
-/// The keys every link model shares; the model reads the rest from `spec` itself.
+} // namespace
+
 LinkConfig
-ReadLink(const json& link, const std::string& path)
+ReadLink(const nlohmann::json& link, const std::string& path)
 {
     LinkConfig config;
     config.type = link.at("type").get<std::string>();
@@ -40,6 +41,9 @@ ReadLink(const json& link, const std::string& path)
     config.path = path;
     return config;
 }
+
+namespace
+{
 
 /// A group's compute.samples_per_second: a number, or a distribution whose own keys the
 /// schema lists but can't tie to "dist".
@@ -203,6 +207,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.network.coreQueuePackets =
         ReadUint32(queue.at("packets"), "network.core.queue.packets", errors);
     config.network.transport = network.at("transport").get<std::string>();
+    ReadHubs(scenario, config, errors);
 
     config.uplinkCodec = scenario.at("compression").at("uplink");
     config.downlinkCodec = scenario.at("compression").at("downlink");

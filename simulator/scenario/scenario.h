@@ -44,6 +44,20 @@ struct ClientGroupConfig
     ComputeSpeedSpec compute; ///< samples per second, fixed or drawn per client
     AvailabilityConfig availability;
     LinkConfig backhaul;
+    /// clients.groups[].hub: the hubs (indices into Network::hubs) the group's clients hang
+    /// off in turn (client j of the group: hubs[j % size]); empty: the aggregation router.
+    std::vector<uint32_t> hubs;
+};
+
+/// One hub of network.hubs, a family's members expanded (<name>-0 ... <name>-(count-1)).
+struct HubConfig
+{
+    static constexpr int32_t kCore = -1; ///< parent: the aggregation router
+
+    std::string name;   ///< the hub's own name (a member's: "<family>-k")
+    std::string family; ///< the network.hubs entry's name
+    int32_t parent = kCore; ///< index into Network::hubs, or kCore
+    LinkConfig backhaul;    ///< the link to the parent; uplink is what the hub sends
 };
 
 struct ScenarioConfig
@@ -102,6 +116,8 @@ struct ScenarioConfig
         std::string coreQueue = "fifo";  ///< network.core.queue.discipline
         uint32_t coreQueuePackets = 100; ///< network.core.queue.packets
         std::string transport; ///< "tcp"
+        /// network.hubs, expanded; every parent chain ends at the router (no loops).
+        std::vector<HubConfig> hubs;
     } network;
 
     nlohmann::json uplinkCodec;   ///< codec spec object, e.g. {"type": "none"}

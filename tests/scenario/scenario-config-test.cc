@@ -77,6 +77,7 @@ TEST(ToConfig, Quickstart)
                                {"server_beta2", 0.99},
                                {"server_tau", 0.001}});
     resolved["output"].update({{"pcap", false}, {"flowmon", false}});
+    resolved["network"]["hubs"] = json::array();
     EXPECT_FALSE(config.downlinkClientView);
     EXPECT_EQ(config.resolved, resolved) << json::diff(resolved, config.resolved).dump();
 }

@@ -55,6 +55,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
                                {"server_beta2", 0.99},
                                {"server_tau", 0.001}});
     expected["output"].update({{"pcap", false}, {"flowmon", false}});
+    expected["network"]["hubs"] = json::array();
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
 }
 
@@ -88,7 +89,7 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
         }]},
         "network": {"core": {"rate": "1Gbps", "delay": "10ms",
                              "queue": {"discipline": "fifo", "packets": 100}},
-                    "transport": "tcp"},
+                    "transport": "tcp", "hubs": []},
         "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
                         "downlink_reference": "model"},
         "output": {"link_sample_s": 1, "pcap": false, "flowmon": false}

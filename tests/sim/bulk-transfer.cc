@@ -1,7 +1,7 @@
 #include "bulk-transfer.h"
 
 #include "sim-test-util.h"
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
 
 #include <ns3/bulk-send-helper.h>
 #include <ns3/config.h>
@@ -65,7 +65,7 @@ namespace
 
 /// Drops in the server's queue discipline and device queue toward the core.
 uint64_t
-ServerDrops(const StarTopology& topology)
+ServerDrops(const NetworkTopology& topology)
 {
     Ptr<Node> server = topology.GetServer();
     Ptr<PointToPointNetDevice> device = DynamicCast<PointToPointNetDevice>(server->GetDevice(1));
@@ -81,7 +81,7 @@ RunBulk(const ScenarioConfig& config, uint64_t bytes, double stopS, bool upload)
     RngSeedManager::SetRun(1);
 
     const uint32_t clients = config.TotalClients();
-    StarTopology topology(config, std::vector<uint32_t>(clients, 0));
+    NetworkTopology topology(config, std::vector<uint32_t>(clients, 0));
     topology.AssignStreams(0);
     const uint16_t port = 9000;
     PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",

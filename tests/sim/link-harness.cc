@@ -2,7 +2,7 @@
 
 #include "sim-test-util.h"
 #include "simulator/scenario/scenario.h"
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
 
 #include <ns3/bulk-send-helper.h>
 #include <ns3/config.h>
@@ -22,7 +22,7 @@ using namespace ns3;
 
 struct Sampler
 {
-    const StarTopology* topology = nullptr;
+    const NetworkTopology* topology = nullptr;
     double intervalS = 0.0;
     uint64_t bytes = 0;
     uint64_t downlinkBytes = 0;
@@ -68,7 +68,7 @@ RunLink(const nlohmann::json& backhaul, const LinkRunOptions& options)
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(options.seed);
 
-    StarTopology topology(config, {0});
+    NetworkTopology topology(config, {0});
     topology.AssignStreams(0);
     Sampler sampler;
     sampler.topology = &topology;

@@ -1,6 +1,6 @@
 #include "one-client-network.h"
 
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
 
 namespace fedran::test
 {

@@ -1,7 +1,7 @@
 #ifndef FEDRAN_TESTS_SIM_ONE_CLIENT_NETWORK_H
 #define FEDRAN_TESTS_SIM_ONE_CLIENT_NETWORK_H
 
-// For tests that build their own ns-3 network (a StarTopology with a single client) rather
+// For tests that build their own ns-3 network (a NetworkTopology with a single client) rather
 // than run a scenario through the fedran executable.
 
 #include "simulator/scenario/scenario.h"

@@ -4,7 +4,7 @@
 
 #include "models/ns3/model/tcp-message-transport.h"
 #include "one-client-network.h"
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
 
 #include <gtest/gtest.h>
 #include <ns3/inet-socket-address.h>
@@ -37,7 +37,7 @@ class AbortedUpload
     AbortedUpload()
     {
         fedran::test::SetFedranTcpDefaults();
-        StarTopology topology(fedran::test::OneClientConfig("2Mbps", 0.010, "1Gbps", 0.001), {0});
+        NetworkTopology topology(fedran::test::OneClientConfig("2Mbps", 0.010, "1Gbps", 0.001), {0});
 
         fedran::FrameHeader header;
         header.type = fedran::FrameType::ClientUpdate;

@@ -4,7 +4,7 @@
 #include "models/ns3/model/tcp-message-transport.h"
 
 #include "one-client-network.h"
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
 
 #include <ns3/inet-socket-address.h>
 #include <ns3/simulator.h>
@@ -34,7 +34,7 @@ class LinkTransfer
         fedran::test::SetFedranTcpDefaults();
         // The simulator's own topology: client -- backhaul -- router -- core -- server,
         // with a core fast and short enough not to matter.
-        StarTopology topology(fedran::test::OneClientConfig(rate, delayS, "10Gbps", 0.0), {0});
+        NetworkTopology topology(fedran::test::OneClientConfig(rate, delayS, "10Gbps", 0.0), {0});
 
         std::mt19937 gen(1);
         std::vector<uint8_t> payload(payloadBytes);

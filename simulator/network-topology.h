@@ -1,5 +1,5 @@
-#ifndef FEDRAN_SIMULATOR_STAR_TOPOLOGY_H
-#define FEDRAN_SIMULATOR_STAR_TOPOLOGY_H
+#ifndef FEDRAN_SIMULATOR_NETWORK_TOPOLOGY_H
+#define FEDRAN_SIMULATOR_NETWORK_TOPOLOGY_H
 
 #include "models/ns3/model/backhaul-link.h"
 #include "simulator/background-traffic.h"
@@ -26,7 +26,8 @@ namespace ns3
  */
 void ConfigureBackhaulTcp();
 
-/// One direction of a link, named as in links.csv and output.pcap ("core-up", "client-3-down").
+/// One direction of a link, named as in links.csv and output.pcap ("core-up", "hub-agg-0-up",
+/// "client-3-down").
 struct NamedLinkDirection
 {
     std::string name;
@@ -35,17 +36,24 @@ struct NamedLinkDirection
 };
 
 /**
- * The FL network: server -- core link -- aggregation router -- one backhaul link per client
- * (lte: the UE's radio link to its eNB, then the EPC behind the router).
+ * The FL network, a tree: server -- core link -- aggregation router -- the hubs of
+ * network.hubs, each a router with its own backhaul link to its parent (the aggregation
+ * router or another hub) -- one backhaul link per client, to its group's hub or to the
+ * aggregation router (lte: the UE's radio link to its eNB, then the EPC behind the router).
+ * Without hubs it is a star.
  *
- * Routing is static (a default route on every end host): with a star, global routing's
- * all-pairs computation would only cost time at scale.
+ * Routing is static and computed from the tree (simulator/address-plan.h): every end host and
+ * hub has a default route toward the core, and each router one network route per child hub
+ * (its subtree's aligned block) besides its connected links. No global routing: its
+ * all-pairs computation would only cost time and memory at scale. Set-up is linear in the
+ * number of links (addresses are assigned directly, without Ipv4AddressHelper's allocator).
  */
-class StarTopology
+class NetworkTopology
 {
   public:
     /// Builds nodes, links, addresses and routes; client i belongs to group clientGroup[i].
-    StarTopology(const fedran::ScenarioConfig& config, const std::vector<uint32_t>& clientGroup);
+    NetworkTopology(const fedran::ScenarioConfig& config,
+                    const std::vector<uint32_t>& clientGroup);
 
     Ptr<Node> GetServer() const
     {
@@ -73,8 +81,8 @@ class StarTopology
         return m_clientDevices[i];
     }
 
-    /// Backhaul device at the network end (lte: the eNB's, shared by its cell): its
-    /// transmissions are downlink traffic.
+    /// Backhaul device at the network end (the router's or the hub's; lte: the eNB's, shared
+    /// by its cell): its transmissions are downlink traffic.
     Ptr<NetDevice> GetRouterDevice(uint32_t i) const
     {
         return m_routerDevices[i];
@@ -98,13 +106,37 @@ class StarTopology
         return *m_links[i];
     }
 
+    /// The name of the hub client i hangs off ("" for the aggregation router).
+    const std::string& GetClientHub(uint32_t i) const
+    {
+        return m_clientHub[i];
+    }
+
+    uint32_t GetHubCount() const
+    {
+        return m_hubs.GetN();
+    }
+
+    /// Hub h (network.hubs expanded, in the scenario's order).
+    Ptr<Node> GetHub(uint32_t h) const
+    {
+        return m_hubs.Get(h);
+    }
+
+    /// Hub h's link to its parent: uplink is what the hub sends toward the core.
+    const InstalledLink& GetHubLink(uint32_t h) const
+    {
+        return *m_hubLinks[h];
+    }
+
     /// The core link as an InstalledLink: uplink is what the router sends to the server.
     const InstalledLink& GetCoreLink() const
     {
         return *m_coreLink;
     }
 
-    /// Every link direction, in links.csv's order: core-up, core-down, client-0-up,
+    /// Every link direction, in links.csv's order: core-up, core-down, then each hub's
+    /// (hub-<name>-up, hub-<name>-down, in network.hubs order), then client-0-up,
     /// client-0-down, client-1-up, ...
     std::vector<NamedLinkDirection> GetDirections() const;
 
@@ -116,9 +148,13 @@ class StarTopology
     int64_t AssignStreams(int64_t stream);
 
   private:
+    /// The link model for `type`, made on first use (one per type, for AssignStreams).
+    BackhaulLink& LinkModel(const std::string& type);
+
     NodeContainer m_server;
     NodeContainer m_router;
     NodeContainer m_clients;
+    NodeContainer m_hubs;
     Ipv4Address m_serverAddress;
     Ptr<QueueDisc> m_coreQueue;
     Ptr<NetDevice> m_coreRouterDevice;
@@ -126,6 +162,9 @@ class StarTopology
     std::vector<Ptr<NetDevice>> m_routerDevices;
     std::unique_ptr<InstalledLink> m_coreLink;
     std::vector<std::unique_ptr<InstalledLink>> m_links;
+    std::vector<std::unique_ptr<InstalledLink>> m_hubLinks;
+    std::vector<std::string> m_hubNames;
+    std::vector<std::string> m_clientHub;
     std::map<std::string, std::unique_ptr<BackhaulLink>> m_linkModels; ///< one per link type
     BackgroundTraffic m_background;
 };

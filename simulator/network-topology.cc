@@ -1,9 +1,10 @@
-#include "simulator/star-topology.h"
+#include "simulator/network-topology.h"
+
+#include "simulator/address-plan.h"
 
 #include <ns3/config.h>
 #include <ns3/data-rate.h>
 #include <ns3/internet-stack-helper.h>
-#include <ns3/ipv4-address-helper.h>
 #include <ns3/ipv4-static-routing-helper.h>
 #include <ns3/ipv4.h>
 #include <ns3/nstime.h>
@@ -17,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace ns3
 {
@@ -52,25 +55,45 @@ HostQueuePackets(uint32_t connections)
 }
 
 /**
- * Assigns addresses and sets the queues. Address assignment installs fq_codel on every device;
- * instead, the router's ports buffer in a plain FIFO (the device's DropTail queue of 100
- * packets), like a radio or switch port, and each end host (devices[0]) gets a pfifo_fast
- * sized by HostQueuePackets, because CoDel would drop TCP's window at the sender itself.
+ * Numbers a link's two devices from the /30 at `network` (devices[0] .1, devices[1] .2) and
+ * brings the interfaces up, as Ipv4AddressHelper::Assign does, but without its allocator,
+ * which scans every address handed out so far (quadratic set-up). Returns the two addresses.
  */
-Ipv4InterfaceContainer
-AssignAndSetQueues(Ipv4AddressHelper& addresses,
-                   const NetDeviceContainer& devices,
-                   uint32_t hostConnections)
+std::pair<Ipv4Address, Ipv4Address>
+AssignLink(const NetDeviceContainer& devices, uint32_t network)
 {
-    Ipv4InterfaceContainer ifs = addresses.Assign(devices);
-    TrafficControlHelper().Uninstall(devices);
-    TrafficControlHelper host;
-    host.SetRootQueueDisc(
+    for (uint32_t k = 0; k < 2; ++k)
+    {
+        Ptr<NetDevice> device = devices.Get(k);
+        Ptr<Ipv4> ipv4 = device->GetNode()->GetObject<Ipv4>();
+        int32_t interface = ipv4->GetInterfaceForDevice(device);
+        if (interface < 0)
+        {
+            interface = static_cast<int32_t>(ipv4->AddInterface(device));
+        }
+        ipv4->AddAddress(interface,
+                         Ipv4InterfaceAddress(Ipv4Address(network + 1 + k),
+                                              Ipv4Mask("255.255.255.252")));
+        ipv4->SetMetric(interface, 1);
+        ipv4->SetUp(interface);
+    }
+    return {Ipv4Address(network + 1), Ipv4Address(network + 2)};
+}
+
+/**
+ * Queues: router and hub ports buffer in a plain FIFO (the device's DropTail queue of 100
+ * packets), like a radio or switch port, and an end host (`host`) gets a pfifo_fast sized by
+ * HostQueuePackets, because CoDel would drop TCP's window at the sender itself.
+ */
+void
+SetHostQueue(Ptr<NetDevice> host, uint32_t hostConnections)
+{
+    TrafficControlHelper tc;
+    tc.SetRootQueueDisc(
         "ns3::PfifoFastQueueDisc",
         "MaxSize",
         QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, HostQueuePackets(hostConnections))));
-    host.Install(devices.Get(0));
-    return ifs;
+    tc.Install(host);
 }
 
 /**
@@ -113,13 +136,26 @@ DeviceRate(Ptr<NetDevice> device)
     return rate.Get().GetBitRate();
 }
 
+/// The route from `device`'s node toward the core: through `device` to `gateway`.
 void
-SetDefaultRoute(Ptr<Node> node, Ipv4Address gateway)
+SetDefaultRoute(Ptr<NetDevice> device, Ipv4Address gateway)
 {
-    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
-    Ipv4StaticRoutingHelper helper;
-    // Interface 1 is the node's only link (0 is loopback).
-    helper.GetStaticRouting(ipv4)->SetDefaultRoute(gateway, 1);
+    Ptr<Ipv4> ipv4 = device->GetNode()->GetObject<Ipv4>();
+    Ipv4StaticRoutingHelper().GetStaticRouting(ipv4)->SetDefaultRoute(
+        gateway,
+        ipv4->GetInterfaceForDevice(device));
+}
+
+/// At `device`'s node (a router or hub): the block behind a child hub, through `device`.
+void
+AddBlockRoute(Ptr<NetDevice> device, const fedran::AddressBlock& block, Ipv4Address hub)
+{
+    Ptr<Ipv4> ipv4 = device->GetNode()->GetObject<Ipv4>();
+    Ipv4StaticRoutingHelper().GetStaticRouting(ipv4)->AddNetworkRouteTo(
+        Ipv4Address(block.base),
+        Ipv4Mask(("/" + std::to_string(block.PrefixLength())).c_str()),
+        hub,
+        ipv4->GetInterfaceForDevice(device));
 }
 
 } // namespace
@@ -132,25 +168,44 @@ ConfigureBackhaulTcp()
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
 }
 
-StarTopology::StarTopology(const fedran::ScenarioConfig& config,
-                           const std::vector<uint32_t>& clientGroup)
+BackhaulLink&
+NetworkTopology::LinkModel(const std::string& type)
 {
+    std::unique_ptr<BackhaulLink>& model = m_linkModels[type];
+    if (!model)
+    {
+        model = MakeBackhaulLink(type);
+        if (!model)
+        {
+            throw std::invalid_argument("unknown backhaul type '" + type + "'");
+        }
+    }
+    return *model;
+}
+
+NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
+                                 const std::vector<uint32_t>& clientGroup)
+{
+    const std::vector<fedran::HubConfig>& hubs = config.network.hubs;
     m_server.Create(1);
     m_router.Create(1);
     m_clients.Create(clientGroup.size());
+    m_hubs.Create(hubs.size());
 
     InternetStackHelper stack;
     stack.SetRoutingHelper(Ipv4StaticRoutingHelper());
     stack.Install(m_server);
     stack.Install(m_router);
     stack.Install(m_clients);
+    stack.Install(m_hubs);
 
     PointToPointHelper core;
     core.SetDeviceAttribute("DataRate", DataRateValue(DataRate(config.network.coreRateBps)));
     core.SetChannelAttribute("Delay", TimeValue(Seconds(config.network.coreDelayS)));
     NetDeviceContainer coreDevices = core.Install(m_server.Get(0), m_router.Get(0));
-    Ipv4AddressHelper coreAddresses("10.0.0.0", "255.255.255.252");
-    Ipv4InterfaceContainer coreIfs = AssignAndSetQueues(coreAddresses, coreDevices, clientGroup.size());
+    const auto [serverAddress, routerCoreAddress] =
+        AssignLink(coreDevices, fedran::AddressPlan::kCoreNetwork);
+    SetHostQueue(coreDevices.Get(0), clientGroup.size());
     m_coreRouterDevice = coreDevices.Get(1);
     m_coreQueue = InstallCoreQueue(m_coreRouterDevice, config.network);
     // Uplink toward the server: the router's device sends it.
@@ -160,24 +215,35 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
         [router = coreDevices.Get(1)] { return DeviceRate(router); },
         [] { return std::nan(""); },
         config.network.coreRateBps);
-    m_serverAddress = coreIfs.GetAddress(0);
-    SetDefaultRoute(m_server.Get(0), coreIfs.GetAddress(1));
+    m_serverAddress = serverAddress;
+    SetDefaultRoute(coreDevices.Get(0), routerCoreAddress);
 
-    // One /30 per backhaul link; the router learns each as a connected route.
-    Ipv4AddressHelper backhaulAddresses("10.128.0.0", "255.255.255.252");
+    // Which hub each client hangs off: a group's clients take its hubs in turn.
+    std::vector<int32_t> clientHub(clientGroup.size(), -1);
+    std::vector<uint32_t> inGroup(config.groups.size(), 0);
+    for (uint32_t i = 0; i < clientGroup.size(); ++i)
+    {
+        const std::vector<uint32_t>& groupHubs = config.groups.at(clientGroup[i]).hubs;
+        const uint32_t j = inGroup[clientGroup[i]]++;
+        if (!groupHubs.empty())
+        {
+            clientHub[i] = static_cast<int32_t>(groupHubs[j % groupHubs.size()]);
+        }
+        m_clientHub.push_back(clientHub[i] < 0 ? "" : hubs[clientHub[i]].name);
+    }
+    std::vector<int32_t> hubParent;
+    for (const fedran::HubConfig& hub : hubs)
+    {
+        hubParent.push_back(hub.parent);
+    }
+    const fedran::AddressPlan plan = fedran::PlanAddresses(hubParent, clientHub);
+    auto upstream = [this](int32_t hub) { return hub < 0 ? m_router.Get(0) : m_hubs.Get(hub); };
+
+    // One /30 per backhaul link; the router or hub learns each as a connected route.
     for (uint32_t i = 0; i < clientGroup.size(); ++i)
     {
         const fedran::LinkConfig& link = config.groups.at(clientGroup[i]).backhaul;
-        auto& model = m_linkModels[link.type];
-        if (!model)
-        {
-            model = MakeBackhaulLink(link.type);
-            if (!model)
-            {
-                throw std::invalid_argument("unknown backhaul type '" + link.type + "'");
-            }
-        }
-        m_links.push_back(model->Install(m_clients.Get(i), m_router.Get(0), link));
+        m_links.push_back(LinkModel(link.type).Install(m_clients.Get(i), upstream(clientHub[i]), link));
         const InstalledLink& installed = *m_links.back();
         const NetDeviceContainer& devices = installed.GetDevices();
         m_clientDevices.push_back(devices.Get(0));
@@ -186,23 +252,41 @@ StarTopology::StarTopology(const fedran::ScenarioConfig& config,
         {
             continue;
         }
-        Ipv4InterfaceContainer ifs = AssignAndSetQueues(backhaulAddresses, devices, 1);
-        backhaulAddresses.NewNetwork();
-        SetDefaultRoute(m_clients.Get(i), ifs.GetAddress(1));
+        const Ipv4Address gateway = AssignLink(devices, plan.clientLink[i]).second;
+        SetHostQueue(devices.Get(0), 1);
+        SetDefaultRoute(devices.Get(0), gateway);
+        m_background.Install(installed, link);
+    }
+
+    // Each hub's link to its parent; the parent routes the hub's block through it.
+    for (uint32_t h = 0; h < hubs.size(); ++h)
+    {
+        m_hubNames.push_back(hubs[h].name);
+        const fedran::LinkConfig& link = hubs[h].backhaul;
+        m_hubLinks.push_back(LinkModel(link.type).Install(m_hubs.Get(h), upstream(hubs[h].parent), link));
+        const InstalledLink& installed = *m_hubLinks.back();
+        const NetDeviceContainer& devices = installed.GetDevices();
+        const auto [hubAddress, parentAddress] = AssignLink(devices, plan.hubLink[h]);
+        SetDefaultRoute(devices.Get(0), parentAddress);
+        AddBlockRoute(devices.Get(1), plan.hubBlock[h], hubAddress);
         m_background.Install(installed, link);
     }
 }
 
 std::vector<NamedLinkDirection>
-StarTopology::GetDirections() const
+NetworkTopology::GetDirections() const
 {
     std::vector<NamedLinkDirection> directions;
-    directions.reserve(2 * (m_links.size() + 1));
+    directions.reserve(2 * (m_links.size() + m_hubLinks.size() + 1));
     auto add = [&](const std::string& link, const InstalledLink& installed) {
         directions.push_back({link + "-up", &installed, LinkDirection::Uplink});
         directions.push_back({link + "-down", &installed, LinkDirection::Downlink});
     };
     add("core", *m_coreLink);
+    for (size_t h = 0; h < m_hubLinks.size(); ++h)
+    {
+        add("hub-" + m_hubNames[h], *m_hubLinks[h]);
+    }
     for (size_t i = 0; i < m_links.size(); ++i)
     {
         add("client-" + std::to_string(i), *m_links[i]);
@@ -211,7 +295,7 @@ StarTopology::GetDirections() const
 }
 
 NamedLinkDirection
-StarTopology::GetDirection(const std::string& name) const
+NetworkTopology::GetDirection(const std::string& name) const
 {
     for (NamedLinkDirection& direction : GetDirections())
     {
@@ -224,7 +308,7 @@ StarTopology::GetDirection(const std::string& name) const
 }
 
 int64_t
-StarTopology::AssignStreams(int64_t stream)
+NetworkTopology::AssignStreams(int64_t stream)
 {
     int64_t used = 0;
     for (auto& [type, model] : m_linkModels)
