@@ -9,6 +9,8 @@ Writes into PLOT_DIR (default DIR/plots), each as PNG and PDF:
   accuracy-vs-round    test accuracy against round
   client-traffic       distribution over clients of the uplink bytes each one sent
   links                link capacity and throughput over time (runs with links.csv)
+  hub-links            throughput of each hub's link toward the core and back (runs whose
+                       links.csv has hub-<name>-up / -down rows: scenarios with network.hubs)
   controller           rung chosen by the controller per round (clients.csv with `rung`)
 One line per configuration: the mean over seeds with a 95% confidence band (Student t).
 Columns are read by name and checked against the trace table (analysis/trace_schema.py,
@@ -290,6 +292,49 @@ def links_figure(title, frame, runs, out_dir, formats, written, max_panels=6, ma
     save(fig, out_dir, "links", formats, written)
 
 
+def hub_links_figure(title, frame, runs, out_dir, formats, written, max_panels=6,
+                     max_hubs=8):
+    """Throughput of the hub links (uplink solid, downlink dotted), a panel per configuration
+    (its first seed): what the shared hops carry. Capacities are in the links figure; drawn
+    here they would flatten the traffic of a 10 Gbit/s hub to the axis."""
+    found = []
+    for label, run_id in first_run_per_label(frame):
+        path = os.path.join(runs[run_id], "links.csv")
+        if not os.path.isfile(path):
+            continue
+        links = read_csv(path, LINK_COLUMNS)
+        hubs = links[links["link"].astype(str).str.startswith("hub-")]
+        if not hubs.empty:
+            found.append((label, hubs))
+    if not found:
+        return
+    found = found[:max_panels]
+    fig, axes = panels(len(found))
+    colours = plt.get_cmap("tab10").colors
+    for ax, (label, hubs) in zip(axes, found):
+        hub = hubs["link"].astype(str).str.replace(r"-(up|down)$", "", regex=True)
+        hubs = hubs.assign(hub=hub.str[len("hub-"):])
+        names = list(dict.fromkeys(hubs["hub"]))
+        busiest = (hubs.groupby("hub")["throughput_bps"].mean()
+                   .sort_values(ascending=False).index[:max_hubs])
+        for i, name in enumerate(n for n in names if n in set(busiest)):
+            c = colours[i % 10]
+            up = hubs[hubs["link"] == f"hub-{name}-up"].sort_values("time_s")
+            down = hubs[hubs["link"] == f"hub-{name}-down"].sort_values("time_s")
+            ax.plot(up["time_s"], up["throughput_bps"] / 1e6, "-", color=c, linewidth=1,
+                    label=str(name))
+            ax.plot(down["time_s"], down["throughput_bps"] / 1e6, ":", color=c, linewidth=1)
+        ax.set_xlabel("simulated time (s)")
+        ax.set_ylabel("Mbit/s (solid: toward the core, dotted: back)", fontsize="small")
+        shown = f" ({len(busiest)} busiest of {len(names)} hubs)" \
+            if len(names) > max_hubs else ""
+        ax.set_title(f"{label}{shown}", fontsize="small")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="x-small", ncol=2, loc="best")
+    fig.suptitle(f"{title}: hub links")
+    save(fig, out_dir, "hub-links", formats, written)
+
+
 def controller_figure(title, frame, runs, out_dir, formats, written):
     """Mean rung over the round's clients, per configuration, with the band over seeds."""
     rows = []
@@ -352,6 +397,7 @@ def main():
                     formats, written)
     client_traffic_figure(title, frame, runs, out_dir, formats, written)
     links_figure(title, frame, runs, out_dir, formats, written)
+    hub_links_figure(title, frame, runs, out_dir, formats, written)
     controller_figure(title, frame, runs, out_dir, formats, written)
     for path in written:
         print(path)
