@@ -150,7 +150,7 @@ TEST(TraceSchema, TableIsTheSourceFileCompiledInAndWellFormed)
 TEST(TraceSchema, HeadersExpandRepeatedColumnsAndNameWhatIsMissing)
 {
     EXPECT_EQ(TraceHeader("population.csv"),
-              (std::vector<std::string>{"client", "group", "samples_per_second"}));
+              (std::vector<std::string>{"client", "group", "samples_per_second", "hub"}));
     EXPECT_EQ(TraceHeader("partition.csv", {{"classes", 2}}),
               (std::vector<std::string>{"client", "group", "samples", "label_0", "label_1"}));
     try
@@ -200,7 +200,7 @@ TEST(TraceSchema, CsvWriterRejectsRowsOfTheWrongLength)
     TempDir dir("csv-writer");
     std::unique_ptr<CsvWriter> csv = OpenTrace(dir.Path().string(), "population.csv");
     EXPECT_EQ(csv->Columns(), TraceHeader("population.csv"));
-    csv->Add(uint64_t{0}).Add("near").Add(1000.0, 3);
+    csv->Add(uint64_t{0}).Add("near").Add(1000.0, 3).Add("");
     csv->EndRow();
     csv->Flush();
     // One cell too few: EndRow names the missing column.
@@ -212,7 +212,7 @@ TEST(TraceSchema, CsvWriterRejectsRowsOfTheWrongLength)
     }
     catch (const std::logic_error& e)
     {
-        EXPECT_NE(std::string(e.what()).find("population.csv: row has 2 cells, expected 3 "
+        EXPECT_NE(std::string(e.what()).find("population.csv: row has 2 cells, expected 4 "
                                              "(missing samples_per_second"),
                   std::string::npos)
             << e.what();
@@ -220,10 +220,10 @@ TEST(TraceSchema, CsvWriterRejectsRowsOfTheWrongLength)
     // Flushing half a row is the same bug.
     EXPECT_THROW(csv->Flush(), std::logic_error);
     // One cell too many: the extra cell itself throws.
-    csv->Add(2000.0, 3);
+    csv->Add(2000.0, 3).Add("hub-a");
     EXPECT_THROW(csv->Add("extra"), std::logic_error);
     EXPECT_EQ(ReadFile(dir.Path() / "population.csv"),
-              "client,group,samples_per_second\n0,near,1000.000\n");
+              "client,group,samples_per_second,hub\n0,near,1000.000,\n");
 }
 
 TEST(TraceSchema, PartitionWriterHasTheTablesHeader)
