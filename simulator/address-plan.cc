@@ -112,10 +112,9 @@ PlanAddresses(const std::vector<int32_t>& hubParent, const std::vector<int32_t>&
     const uint64_t hubEnd = placeChildren(childHubs[hubs], AddressPlan::kHubSpace);
     if (hubEnd > uint64_t{AddressPlan::kHubSpace} + AddressPlan::kSpaceSize)
     {
-        throw std::length_error("the hub blocks need " +
-                                std::to_string(hubEnd - AddressPlan::kHubSpace) +
-                                " addresses; the hub space has " +
-                                std::to_string(AddressPlan::kSpaceSize));
+        throw std::length_error(
+            "the hub blocks need " + std::to_string(hubEnd - AddressPlan::kHubSpace) +
+            " addresses; the hub space has " + std::to_string(AddressPlan::kSpaceSize));
     }
     for (uint32_t h : order)
     {

@@ -28,13 +28,13 @@ struct AddressBlock
  */
 struct AddressPlan
 {
-    static constexpr uint32_t kCoreNetwork = 0x0A000000;  ///< 10.0.0.0/30: server .1, router .2
+    static constexpr uint32_t kCoreNetwork = 0x0A000000;   ///< 10.0.0.0/30: server .1, router .2
     static constexpr uint32_t kRouterClients = 0x0A800000; ///< 10.128.0.0/10: the router's clients
     static constexpr uint32_t kHubSpace = 0x0AC00000;      ///< 10.192.0.0/10: the hub blocks
     static constexpr uint32_t kSpaceSize = 1u << 22;       ///< addresses in each /10
 
-    std::vector<uint32_t> clientLink; ///< per client: the network of its link's /30
-    std::vector<uint32_t> hubLink;    ///< per hub: the network of its link to its parent
+    std::vector<uint32_t> clientLink;   ///< per client: the network of its link's /30
+    std::vector<uint32_t> hubLink;      ///< per hub: the network of its link to its parent
     std::vector<AddressBlock> hubBlock; ///< per hub: its link, its clients' and its subtree's
 };
 

@@ -71,9 +71,9 @@ AssignLink(const NetDeviceContainer& devices, uint32_t network)
         {
             interface = static_cast<int32_t>(ipv4->AddInterface(device));
         }
-        ipv4->AddAddress(interface,
-                         Ipv4InterfaceAddress(Ipv4Address(network + 1 + k),
-                                              Ipv4Mask("255.255.255.252")));
+        ipv4->AddAddress(
+            interface,
+            Ipv4InterfaceAddress(Ipv4Address(network + 1 + k), Ipv4Mask("255.255.255.252")));
         ipv4->SetMetric(interface, 1);
         ipv4->SetUp(interface);
     }
@@ -237,13 +237,16 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
         hubParent.push_back(hub.parent);
     }
     const fedran::AddressPlan plan = fedran::PlanAddresses(hubParent, clientHub);
-    auto upstream = [this](int32_t hub) { return hub < 0 ? m_router.Get(0) : m_hubs.Get(hub); };
+    auto upstream = [this](int32_t hub) {
+        return hub < 0 ? m_router.Get(0) : m_hubs.Get(hub);
+    };
 
     // One /30 per backhaul link; the router or hub learns each as a connected route.
     for (uint32_t i = 0; i < clientGroup.size(); ++i)
     {
         const fedran::LinkConfig& link = config.groups.at(clientGroup[i]).backhaul;
-        m_links.push_back(LinkModel(link.type).Install(m_clients.Get(i), upstream(clientHub[i]), link));
+        m_links.push_back(
+            LinkModel(link.type).Install(m_clients.Get(i), upstream(clientHub[i]), link));
         const InstalledLink& installed = *m_links.back();
         const NetDeviceContainer& devices = installed.GetDevices();
         m_clientDevices.push_back(devices.Get(0));
@@ -263,7 +266,8 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
     {
         m_hubNames.push_back(hubs[h].name);
         const fedran::LinkConfig& link = hubs[h].backhaul;
-        m_hubLinks.push_back(LinkModel(link.type).Install(m_hubs.Get(h), upstream(hubs[h].parent), link));
+        m_hubLinks.push_back(
+            LinkModel(link.type).Install(m_hubs.Get(h), upstream(hubs[h].parent), link));
         const InstalledLink& installed = *m_hubLinks.back();
         const NetDeviceContainer& devices = installed.GetDevices();
         const auto [hubAddress, parentAddress] = AssignLink(devices, plan.hubLink[h]);

@@ -52,8 +52,7 @@ class NetworkTopology
 {
   public:
     /// Builds nodes, links, addresses and routes; client i belongs to group clientGroup[i].
-    NetworkTopology(const fedran::ScenarioConfig& config,
-                    const std::vector<uint32_t>& clientGroup);
+    NetworkTopology(const fedran::ScenarioConfig& config, const std::vector<uint32_t>& clientGroup);
 
     Ptr<Node> GetServer() const
     {

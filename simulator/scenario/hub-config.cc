@@ -93,17 +93,17 @@ ReadHubs(const json& scenario, ScenarioConfig& config, std::vector<std::string>&
     NameTable names;
     std::map<std::string, std::string> namedAt; // name -> path that defined it
 
-    auto define = [&](const std::string& name, const std::string& path,
-                      std::vector<uint32_t> members) {
-        auto [it, inserted] = namedAt.emplace(name, path);
-        if (!inserted)
-        {
-            errors.push_back(path + ": \"" + name + "\" is already the name of a hub (" +
-                             it->second + ")");
-            return;
-        }
-        names.emplace(name, std::move(members));
-    };
+    auto define =
+        [&](const std::string& name, const std::string& path, std::vector<uint32_t> members) {
+            auto [it, inserted] = namedAt.emplace(name, path);
+            if (!inserted)
+            {
+                errors.push_back(path + ": \"" + name + "\" is already the name of a hub (" +
+                                 it->second + ")");
+                return;
+            }
+            names.emplace(name, std::move(members));
+        };
 
     for (size_t e = 0; e < entries.size(); ++e)
     {

@@ -44,10 +44,10 @@ TEST(HubConfig, NoHubsIsTheStarAsBefore)
 
 TEST(HubConfig, OneHubWithItsLink)
 {
-    const ScenarioConfig config = WithHubs(
-        json::parse(R"([{"name": "h", "backhaul": {"type": "p2p", "rate": "10Mbps",
+    const ScenarioConfig config =
+        WithHubs(json::parse(R"([{"name": "h", "backhaul": {"type": "p2p", "rate": "10Mbps",
                                                     "delay": "3ms"}}])"),
-        "h");
+                 "h");
     ASSERT_EQ(config.network.hubs.size(), 1u);
     const HubConfig& hub = config.network.hubs[0];
     EXPECT_EQ(hub.name, "h");
@@ -69,8 +69,8 @@ TEST(HubConfig, AFamilyAndAChain)
                                            "c");
     const std::vector<HubConfig>& hubs = config.network.hubs;
     ASSERT_EQ(hubs.size(), 8u);
-    const std::vector<std::string> names = {"agg-0", "agg-1", "c-0", "c-1",
-                                            "c-2",   "t-0",   "t-1", "t-2"};
+    const std::vector<std::string> names =
+        {"agg-0", "agg-1", "c-0", "c-1", "c-2", "t-0", "t-1", "t-2"};
     const std::vector<int32_t> parents = {-1, -1, 1, 2, 3, 0, 1, 0};
     for (size_t h = 0; h < hubs.size(); ++h)
     {
@@ -100,26 +100,30 @@ TEST(HubConfig, ErrorsNameTheirPath)
     // A family's member names count too.
     EXPECT_EQ(ErrorOf(json::parse(R"([{"name": "a", "count": 2}, {"name": "a-1"}])")),
               "network.hubs.1.name: \"a-1\" is already the name of a hub (network.hubs.0.name)");
-    EXPECT_EQ(ErrorOf(json::parse(R"([{"name": "a", "parent": "b"}, {"name": "b", "parent": "a"}])")),
-              "network.hubs.1.parent: the hubs' parents make a loop (a -> b -> a); every chain "
-              "of parents must end at \"core\"");
+    EXPECT_EQ(
+        ErrorOf(json::parse(R"([{"name": "a", "parent": "b"}, {"name": "b", "parent": "a"}])")),
+        "network.hubs.1.parent: the hubs' parents make a loop (a -> b -> a); every chain "
+        "of parents must end at \"core\"");
     EXPECT_EQ(ErrorOf(json::parse(R"([{"name": "s", "parent": "s"}])")),
               "network.hubs.0.parent: the hubs' parents make a loop (s -> s); every chain of "
               "parents must end at \"core\"");
     // A chain whose first member hangs off its own last one.
-    EXPECT_EQ(ErrorOf(json::parse(R"([{"name": "c", "count": 3, "chain": true, "parent": "c-2"}])")),
-              "network.hubs.0.parent: the hubs' parents make a loop (c-0 -> c-2 -> c-1 -> c-0); "
-              "every chain of parents must end at \"core\"");
+    EXPECT_EQ(
+        ErrorOf(json::parse(R"([{"name": "c", "count": 3, "chain": true, "parent": "c-2"}])")),
+        "network.hubs.0.parent: the hubs' parents make a loop (c-0 -> c-2 -> c-1 -> c-0); "
+        "every chain of parents must end at \"core\"");
     EXPECT_NE(ErrorOf(json::parse(R"([{"name": "core"}])")).find("network.hubs.0.name: \"core\""),
               std::string::npos);
     EXPECT_NE(ErrorOf(json::parse(R"([{"name": "x-up"}])")).find("network.hubs.0.name"),
               std::string::npos);
-    EXPECT_NE(ErrorOf(json::parse(R"([{"name": "a", "backhaul": {"type": "lte", "distance_m": 100}}])"))
-                  .find("network.hubs.0.backhaul.type: \"lte\" cannot be a hub's link"),
-              std::string::npos);
-    EXPECT_NE(ErrorOf(json::parse(R"([{"name": "a", "backhaul": {"type": "p2p", "rat": "1Mbps"}}])"))
-                  .find("network.hubs.0.backhaul.rat: unknown key"),
-              std::string::npos);
+    EXPECT_NE(
+        ErrorOf(json::parse(R"([{"name": "a", "backhaul": {"type": "lte", "distance_m": 100}}])"))
+            .find("network.hubs.0.backhaul.type: \"lte\" cannot be a hub's link"),
+        std::string::npos);
+    EXPECT_NE(
+        ErrorOf(json::parse(R"([{"name": "a", "backhaul": {"type": "p2p", "rat": "1Mbps"}}])"))
+            .find("network.hubs.0.backhaul.rat: unknown key"),
+        std::string::npos);
 }
 
 TEST(HubConfig, AnLteGroupCannotHangOffAHub)
@@ -142,9 +146,12 @@ TEST(HubConfig, PcapNamesHubLinks)
     scenario["output"]["pcap"] = {"client-1-up", "hub-a-1", "hub-a-0-down", "core-up"};
     ValidateScenario(scenario);
     const ScenarioConfig config = ToConfig(scenario);
-    EXPECT_EQ(config.pcapLinks, (std::vector<std::string>{"core-up", "hub-a-0-down",
-                                                          "hub-a-1-up", "hub-a-1-down",
-                                                          "client-1-up"}));
+    EXPECT_EQ(config.pcapLinks,
+              (std::vector<std::string>{"core-up",
+                                        "hub-a-0-down",
+                                        "hub-a-1-up",
+                                        "hub-a-1-down",
+                                        "client-1-up"}));
     scenario["output"]["pcap"] = {"hub-b-up"};
     EXPECT_EQ(ScenarioErrorOf([&] { ToConfig(scenario); }),
               "output.pcap.0: \"hub-b-up\" is not a hub link direction (hub-<name>-up, "

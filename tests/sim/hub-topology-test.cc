@@ -6,6 +6,7 @@
 #include "simulator/address-plan.h"
 #include "simulator/network-topology.h"
 
+#include <gtest/gtest.h>
 #include <ns3/bulk-send-helper.h>
 #include <ns3/inet-socket-address.h>
 #include <ns3/ipv4-static-routing-helper.h>
@@ -17,8 +18,6 @@
 #include <ns3/socket.h>
 #include <ns3/udp-socket-factory.h>
 #include <ns3/uinteger.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
@@ -202,8 +201,7 @@ TEST(HubTopology, DelaysAddUpAlongAChain)
     ])");
     constexpr uint32_t kPayload = 1000;
     const double frameBits = (kPayload + 28 + 2) * 8.0; // UDP/IPv4 and PPP headers
-    const ScenarioConfig config =
-        TreeConfig(json::array({Group("end", 1, "c2")}), chain, "10ms");
+    const ScenarioConfig config = TreeConfig(json::array({Group("end", 1, "c2")}), chain, "10ms");
     // tail (100 Mbit/s, 1 ms), the three hub hops, the core (1 Gbit/s, 10 ms).
     const double expected = (0.001 + frameBits / 100e6) + (0.008 + frameBits / 100e6) +
                             (0.004 + frameBits / 100e6) + (0.002 + frameBits / 100e6) +
@@ -213,12 +211,13 @@ TEST(HubTopology, DelaysAddUpAlongAChain)
     const json family = json::parse(R"([{"name": "c", "count": 3, "chain": true,
         "backhaul": {"type": "p2p", "rate": "100Mbps", "delay": "4ms"}}])");
     const double three = 3 * (0.004 + frameBits / 100e6);
-    const double direct = OneWayS(TreeConfig(json::array({Group("s", 1, "")}), json::array(), "10ms"), kPayload);
-    EXPECT_NEAR(OneWayS(TreeConfig(json::array({Group("end", 1, "c-2")}), family, "10ms"),
-                        kPayload) -
-                    direct,
-                three,
-                1e-7);
+    const double direct =
+        OneWayS(TreeConfig(json::array({Group("s", 1, "")}), json::array(), "10ms"), kPayload);
+    EXPECT_NEAR(
+        OneWayS(TreeConfig(json::array({Group("end", 1, "c-2")}), family, "10ms"), kPayload) -
+            direct,
+        three,
+        1e-7);
 }
 
 /// Routes in `node`'s static routing table.
@@ -306,10 +305,10 @@ TEST(HubTopology, TracesAreTheSameAtAnyThreadCount)
     WriteFile(dir.Path() / "s.json", scenario.dump());
     ASSERT_EQ(RunFedran("run s.json --out a --quiet --threads 1", dir.Path()).exitCode, 0);
     ASSERT_EQ(RunFedran("run s.json --out b --quiet --threads 2", dir.Path()).exitCode, 0);
-    ExpectSameTraces(dir.Path() / "a",
-                     dir.Path() / "b",
-                     {"rounds.csv", "clients.csv", "links.csv", "population.csv",
-                      "hub-t-1-up.pcap"});
+    ExpectSameTraces(
+        dir.Path() / "a",
+        dir.Path() / "b",
+        {"rounds.csv", "clients.csv", "links.csv", "population.csv", "hub-t-1-up.pcap"});
     const auto population = ReadCsv(dir.Path() / "a" / "population.csv");
     ASSERT_EQ(population.size(), 6u);
     const std::vector<std::string> hubs = {"", "", "t-0", "t-1", "t-0", "t-1"};
