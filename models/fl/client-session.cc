@@ -26,8 +26,8 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     }
     m_trainRng = Rng(m_task->seed, kClientTrainStreamBase + m_config.clientId);
     m_codecRng = Rng(m_task->seed, kClientCodecStreamBase + m_config.clientId);
-    m_model.assign(m_task->model->Layout().TotalSize(), 0.0f);
-    m_delta.assign(m_model.size(), 0.0f);
+    // No model copy yet: a site holds one only while it trains (or, with downlink_reference
+    // client_view, from its connection on, since the server's frames are relative to it).
 }
 
 ClientSession::~ClientSession() = default;
@@ -37,7 +37,14 @@ ClientSession::BeginConnection()
 {
     // What the client held before may not match what the server will send
     // (downlink_reference client_view): both ends start from zeros.
-    std::fill(m_model.begin(), m_model.end(), 0.0f);
+    if (m_task->downlinkClientView)
+    {
+        m_model.assign(m_task->model->Layout().TotalSize(), 0.0f);
+    }
+    else
+    {
+        std::vector<float>().swap(m_model);
+    }
     m_unacknowledged.clear();
     FrameHeader join;
     join.type = FrameType::Join;
@@ -69,17 +76,21 @@ void
 ClientSession::AcceptModel(const Frame& frame)
 {
     m_modelDecoder->BeginRound(frame.header.round); // as the server's encoder was told
+    const uint64_t size = m_task->model->Layout().TotalSize();
     if (m_task->downlinkClientView)
     {
         // The frame carries global − (this client's copy).
-        m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, m_delta);
+        std::vector<float> delta(size);
+        m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, delta);
+        m_model.resize(size, 0.0f);
         for (size_t i = 0; i < m_model.size(); ++i)
         {
-            m_model[i] += m_delta[i];
+            m_model[i] += delta[i];
         }
     }
     else
     {
+        m_model.resize(size);
         m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, m_model);
     }
 }
@@ -148,6 +159,11 @@ ClientSession::TrainAndEncode(uint32_t round)
     header.samples = static_cast<uint32_t>(rows.size());
 
     encoded.frame = EncodeFrame(header, payload);
+    if (!m_task->downlinkClientView)
+    {
+        // The next model replaces this one whole: nothing to keep between rounds.
+        std::vector<float>().swap(m_model);
+    }
     encoded.record.round = round;
     encoded.record.client = m_config.clientId;
     encoded.record.rawBytes = result.update.size() * sizeof(float);

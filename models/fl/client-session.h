@@ -104,6 +104,13 @@ class ClientSession
         return m_controller != nullptr;
     }
 
+    /// Floats of model this session holds now (0 while it is not training, unless the
+    /// downlink is relative to its copy).
+    size_t HeldModelFloats() const
+    {
+        return m_model.size();
+    }
+
   private:
     /// Picks the rung (or a skip) for `result` and encodes; an empty payload is a skip.
     void EncodeAdaptive(uint32_t round,
@@ -119,8 +126,9 @@ class ClientSession
     std::unique_ptr<control::RateController> m_controller;
     Rng m_trainRng;
     Rng m_codecRng;
-    std::vector<float> m_model; ///< this client's copy of the global model
-    std::vector<float> m_delta; ///< decoded downlink delta (downlink_reference client_view)
+    /// This client's copy of the global model: empty unless it is training (with
+    /// downlink_reference client_view, kept from the connection on as the frames' reference).
+    std::vector<float> m_model;
     uint32_t m_sentRound = 0;   ///< round of the last update sent (0: none yet)
 
     control::RoundInputs m_inputs;     ///< this round's, for the training thread

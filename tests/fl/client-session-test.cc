@@ -94,6 +94,29 @@ TEST(ClientSession, TrainsFromTheModelItReceivedAndEncodesARealUpdate)
     EXPECT_NEAR(std::sqrt(norm), update.record.updateNorm, 1e-4 * update.record.updateNorm);
 }
 
+TEST(ClientSession, HoldsAModelCopyOnlyWhileTraining)
+{
+    auto task = MakeTinyTask(1);
+    ClientSession session = Session(task, 0);
+    const size_t size = task->model->Layout().TotalSize();
+    session.BeginConnection();
+    EXPECT_EQ(session.HeldModelFloats(), 0u);
+    std::vector<float> w(size, 0.0f);
+    session.AcceptModel(ModelFrame(*task, 0, 1, w));
+    EXPECT_EQ(session.HeldModelFloats(), size);
+    session.TrainAndEncode(1);
+    EXPECT_EQ(session.HeldModelFloats(), 0u);
+
+    // Relative downlink frames need the copy they are relative to, from the connection on.
+    task->downlinkClientView = true;
+    ClientSession relative = Session(task, 0);
+    relative.BeginConnection();
+    EXPECT_EQ(relative.HeldModelFloats(), size);
+    relative.AcceptModel(ModelFrame(*task, 0, 1, w));
+    relative.TrainAndEncode(1);
+    EXPECT_EQ(relative.HeldModelFloats(), size);
+}
+
 TEST(ClientSession, ACorruptModelIsRefused)
 {
     auto task = MakeTinyTask(1);
