@@ -5,10 +5,10 @@
 // the interface of compression's Aggregator (Reset, Add with a weight, Count, Result), so a
 // codec's own rule (the sample-weighted mean; a majority vote for sign) is one.
 //
-// Adding a rule is one file plus one line: implement AggregationRule in
-// models/fl/aggregation/<name>-rule.cc with a `std::unique_ptr<AggregationRule>
-// Make<Name>Rule(const Codec&)` and add {"<name>", Make<Name>Rule} to kAggregationRules in
-// models/fl/aggregation-rule.cc.
+// Adding a rule is one file plus its entry in one place: implement AggregationRule in
+// models/fl/<name>-rule.cc with a `std::unique_ptr<AggregationRule> Make<Name>Rule(const
+// Codec&)`, then in models/fl/aggregation-rule.cc declare that function and add
+// {"<name>", Make<Name>Rule} to kAggregationRules.
 
 #include "compression/codec.h"
 
