@@ -59,11 +59,6 @@ class ClientSession
     ClientSession(ClientSessionConfig config, std::shared_ptr<const FederatedTask> task);
     ~ClientSession();
 
-    uint32_t ClientId() const
-    {
-        return m_config.clientId;
-    }
-
     /// A new connection: the model starts from zeros again (as the server's mirror of it
     /// does), messages of an earlier connection will never be acknowledged, and the join
     /// frame to send first is returned.

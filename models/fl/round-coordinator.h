@@ -121,11 +121,6 @@ class RoundCoordinator
         return m_global;
     }
 
-    uint32_t Round() const
-    {
-        return m_round;
-    }
-
     size_t JoinedCount() const
     {
         return m_joined.size();
