@@ -24,6 +24,7 @@
 #include <ns3/uinteger.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <stdexcept>
 
@@ -53,17 +54,27 @@ WritePopulation(const std::string& outDir,
 }
 
 /// When the first round started and who had joined by then; says so when some had not.
+using WallClock = std::chrono::steady_clock;
+
+double
+SecondsSince(WallClock::time_point start)
+{
+    return std::chrono::duration<double>(WallClock::now() - start).count();
+}
+
 struct JoinRecord
 {
     uint32_t joined = 0;
     uint32_t expected = 0;
     double timeS = 0.0;
+    WallClock::time_point wall; ///< when it closed, for the run's timing
 
     void Closed(uint32_t joinedNow, uint32_t expectedNow)
     {
         joined = joinedNow;
         expected = expectedNow;
         timeS = Simulator::Now().GetSeconds();
+        wall = WallClock::now();
         if (joined < expected)
         {
             std::cerr << "fedran: warning: " << expected - joined << " of " << expected
@@ -93,6 +104,7 @@ FlExperiment::FlExperiment(fedran::ScenarioConfig config, unsigned threads)
 void
 FlExperiment::Prepare()
 {
+    const WallClock::time_point start = WallClock::now();
     for (const fedran::ClientGroupConfig& group : m_config.groups)
     {
         CheckBackhaulLink(group.backhaul); // trace files and radio settings, before any output
@@ -116,6 +128,7 @@ FlExperiment::Prepare()
     const uint32_t clients = static_cast<uint32_t>(m_clientGroup.size());
 
     m_task = fedran::BuildFederatedTask(m_config, clients);
+    m_prepareWallS = SecondsSince(start);
 }
 
 RunTotals
@@ -125,6 +138,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     {
         Prepare();
     }
+    const WallClock::time_point setupStart = WallClock::now();
     ConfigureBackhaulTcp();
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(m_config.seed);
@@ -200,7 +214,19 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
     stats.SetAdaptive(m_config.uplinkCodec.value("type", "") == "adaptive");
     stats.Connect(server, clients, topology);
-    stats.SetRoundObserver(std::move(observer));
+    std::vector<double> roundWall;
+    WallClock::time_point lastRoundEnd;
+    JoinRecord join;
+    stats.SetRoundObserver([&](const fedran::RoundRecord& record, const RunTotals& totals) {
+        const WallClock::time_point now = WallClock::now();
+        const WallClock::time_point from = roundWall.empty() ? join.wall : lastRoundEnd;
+        roundWall.push_back(std::chrono::duration<double>(now - from).count());
+        lastRoundEnd = now;
+        if (observer)
+        {
+            observer(record, totals);
+        }
+    });
     std::unique_ptr<LinkSampler> links;
     if (m_config.linkSampleS > 0)
     {
@@ -208,16 +234,25 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     }
     PacketCapture capture(outDir, topology, m_config.pcapLinks, m_config.flowmon);
     server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));
-    JoinRecord join;
     server->TraceConnectWithoutContext("JoinClosed", MakeCallback(&JoinRecord::Closed, &join));
 
+    const double setupWallS = SecondsSince(setupStart);
+    const WallClock::time_point simulateStart = WallClock::now();
+    join.wall = simulateStart;
     Simulator::Run();
+    const double simulateWallS = SecondsSince(simulateStart);
     capture.Finish();
     stats.Finish();
     RunTotals totals = stats.Totals();
     totals.clientsJoined = join.joined;
     totals.clientsExpected = join.expected;
     totals.joinTimeS = join.timeS;
+    totals.timing.prepareWallS = m_prepareWallS;
+    totals.timing.setupWallS = setupWallS;
+    totals.timing.joinWallS = std::chrono::duration<double>(join.wall - simulateStart).count();
+    totals.timing.simulateWallS = simulateWallS;
+    totals.timing.roundWallS = std::move(roundWall);
+    totals.timing.events = Simulator::GetEventCount();
     Simulator::Destroy();
 
     if (totals.rounds != m_config.rounds)

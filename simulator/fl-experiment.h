@@ -59,6 +59,7 @@ class FlExperiment
     std::vector<uint32_t> m_clientGroup;
     std::vector<double> m_samplesPerSecond; ///< per client, drawn from its group's spec
     unsigned m_threads;
+    double m_prepareWallS = 0.0; ///< wall time of Prepare, for run.json's timing
 };
 
 } // namespace ns3

@@ -260,13 +260,21 @@ FlStatsCollector::Finish()
 void
 FlStatsCollector::UplinkTx(Ptr<const Packet> packet)
 {
-    m_uplinkWire += BackgroundTag::IsBackground(packet) ? 0 : packet->GetSize();
+    if (!BackgroundTag::IsBackground(packet))
+    {
+        m_uplinkWire += packet->GetSize();
+        ++m_totals.accessPackets;
+    }
 }
 
 void
 FlStatsCollector::DownlinkTx(Ptr<const Packet> packet)
 {
-    m_downlinkWire += BackgroundTag::IsBackground(packet) ? 0 : packet->GetSize();
+    if (!BackgroundTag::IsBackground(packet))
+    {
+        m_downlinkWire += packet->GetSize();
+        ++m_totals.accessPackets;
+    }
 }
 
 void

@@ -31,6 +31,21 @@ struct RunTotals
     uint32_t clientsJoined = 0;   ///< clients joined when the first round started
     uint32_t clientsExpected = 0; ///< clients on at time 0, whom the first round waited for
     double joinTimeS = 0.0;       ///< when the first round started
+    /// Packets the access links transmitted, both directions (background traffic excluded):
+    /// the per-site packet count behind the benchmark's packets per wall second.
+    uint64_t accessPackets = 0;
+
+    /// Wall-clock cost of the run (run.json "timing"; never in the traces, which stay
+    /// byte-identical between runs).
+    struct Timing
+    {
+        double prepareWallS = 0.0;  ///< loading and partitioning the data, building the model
+        double setupWallS = 0.0;    ///< building network and applications, before the first event
+        double joinWallS = 0.0;     ///< first event to the first round's start
+        double simulateWallS = 0.0; ///< first event to the last
+        std::vector<double> roundWallS; ///< each round's wall time (round 1 from the join)
+        uint64_t events = 0;            ///< simulator events executed
+    } timing;
 };
 
 /**

@@ -35,7 +35,15 @@ WriteRunManifest(const std::string& outDir,
                           {"downlink_wire_bytes", totals.downlinkWireBytes},
                           {"clients_joined", totals.clientsJoined},
                           {"clients_expected", totals.clientsExpected},
-                          {"join_time_s", totals.joinTimeS}};
+                          {"join_time_s", totals.joinTimeS},
+                          {"access_packets", totals.accessPackets}};
+    // Wall-clock figures vary between runs; everything else in run.json does not.
+    manifest["timing"] = {{"prepare_wall_s", totals.timing.prepareWallS},
+                          {"setup_wall_s", totals.timing.setupWallS},
+                          {"join_wall_s", totals.timing.joinWallS},
+                          {"simulate_wall_s", totals.timing.simulateWallS},
+                          {"round_wall_s", totals.timing.roundWallS},
+                          {"events", totals.timing.events}};
     manifest["files"] = {"rounds.csv", "clients.csv", "partition.csv"};
     manifest["scenario"] = config.resolved;
 

@@ -180,6 +180,10 @@ TEST_F(EndToEnd, RunJsonRecordsTheResolvedScenario)
     EXPECT_EQ(manifest["files"], nlohmann::json({"rounds.csv", "clients.csv", "partition.csv"}));
     EXPECT_TRUE(manifest.contains("fedran_version"));
     EXPECT_TRUE(manifest.contains("wall_time_s"));
+    // The wall-clock breakdown: one entry per round, and events that really ran.
+    EXPECT_EQ(manifest["timing"]["round_wall_s"].size(), 3u);
+    EXPECT_GT(manifest["timing"]["events"].get<uint64_t>(), 0u);
+    EXPECT_GT(manifest["result"]["access_packets"].get<uint64_t>(), 0u);
 }
 
 } // namespace
