@@ -145,6 +145,11 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
 
     NetworkTopology topology(m_config, m_clientGroup);
     Ptr<MessageTransport> transport = CreateMessageTransport(m_config.network.transport);
+    // The server holds a connection per client; split its TCP endpoint table so that each
+    // packet it receives is looked up among ~32 endpoints, not all of them (docs/architecture.md).
+    transport->SetAttributeFailSafe(
+        "ListenShards",
+        UintegerValue(std::max<size_t>(1, (m_clientGroup.size() + 31) / 32)));
 
     FlServerHelper serverHelper(m_task, transport);
     serverHelper.SetAttribute("Port", UintegerValue(kServerPort));

@@ -1,6 +1,9 @@
 #include "models/ns3/model/tcp-message-transport.h"
 
+#include "models/ns3/model/tcp-shard-demux.h"
+
 #include <ns3/log.h>
+#include <ns3/uinteger.h>
 #include <ns3/packet.h>
 #include <ns3/simulator.h>
 #include <ns3/tcp-socket-base.h>
@@ -257,23 +260,46 @@ TcpMessageTransport::GetTypeId()
     static TypeId tid = TypeId("ns3::TcpMessageTransport")
                             .SetParent<MessageTransport>()
                             .SetGroupName("Fedran")
-                            .AddConstructor<TcpMessageTransport>();
+                            .AddConstructor<TcpMessageTransport>()
+                            .AddAttribute("ListenShards",
+                                          "Endpoint tables the listening node's TCP connections "
+                                          "are split over (TcpShardDemux); 1: ns-3's one table. "
+                                          "About one per 32 expected connections keeps the "
+                                          "per-packet lookup short; results do not depend on it.",
+                                          UintegerValue(1),
+                                          MakeUintegerAccessor(&TcpMessageTransport::m_listenShards),
+                                          MakeUintegerChecker<uint32_t>(1));
     return tid;
 }
 
 void
 TcpMessageTransport::Listen(Ptr<Node> node, uint16_t port, ChannelCallback onAccept)
 {
-    Ptr<Socket> socket = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
-    if (socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0 ||
-        socket->Listen() != 0)
+    std::vector<Ptr<Socket>> sockets;
+    if (m_listenShards > 1)
     {
-        NS_FATAL_ERROR("cannot listen on port " << port);
+        Ptr<TcpShardDemux> demux = TcpShardDemux::Install(node, m_listenShards);
+        for (uint32_t k = 0; k < demux->GetShardCount(); ++k)
+        {
+            sockets.push_back(demux->GetShard(k)->CreateSocket());
+        }
+    }
+    else
+    {
+        sockets.push_back(Socket::CreateSocket(node, TcpSocketFactory::GetTypeId()));
     }
     m_onAccept[node->GetId()] = onAccept;
-    socket->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-                              MakeCallback(&TcpMessageTransport::HandleAccept, this));
-    m_listeners.push_back(socket);
+    for (const Ptr<Socket>& socket : sockets)
+    {
+        if (socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0 ||
+            socket->Listen() != 0)
+        {
+            NS_FATAL_ERROR("cannot listen on port " << port);
+        }
+        socket->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                  MakeCallback(&TcpMessageTransport::HandleAccept, this));
+        m_listeners.push_back(socket);
+    }
 }
 
 void

@@ -71,7 +71,12 @@ class TcpMessageChannel : public MessageChannel
     Time m_frameFirstByte;      ///< arrival of the first byte of the frame being reassembled
 };
 
-/// Creates TcpMessageChannels: a listening socket on the server, one connection per client.
+/**
+ * Creates TcpMessageChannels: a listening socket on the server, one connection per client.
+ * With the attribute ListenShards S > 1 the listening node's TCP endpoints are split over S
+ * endpoint tables (TcpShardDemux) with a listening socket in each, so that a server with
+ * many clients connected pays O(clients / S) per packet instead of O(clients).
+ */
 class TcpMessageTransport : public MessageTransport
 {
   public:
@@ -93,6 +98,7 @@ class TcpMessageTransport : public MessageTransport
     /// Connections in progress and what to call when each is up.
     std::map<Ptr<Socket>, ChannelCallback> m_connecting;
     std::vector<Ptr<Socket>> m_listeners;
+    uint32_t m_listenShards = 1;
     /// Every channel made here: the sockets call back into them, so they live as long as
     /// the transport, whether or not an application still holds them.
     std::vector<Ptr<TcpMessageChannel>> m_channels;
