@@ -21,8 +21,9 @@ traces of `fedran run` (rounds.csv, clients.csv, run.json, ...), stdout.txt and 
 and failed.json when it failed. A run id is a readable slug of the swept values, a hash of
 all its overrides, and the seed, so the same sweep file always gives the same ids.
 
-A run with a complete run.json is finished and is skipped when the sweep runs again; failed
-and interrupted runs are run again. Exit status: 0 all runs finished, 1 some failed,
+A run whose run.json says "completed" is finished and is skipped when the sweep runs again;
+failed runs, killed ones (run.json still "running") and interrupted ones ("interrupted") are
+run again. Exit status: 0 all runs finished, 1 some failed,
 2 bad input, 130 interrupted.
 
 The work is split over modules next to this file: sweep_plan.py (sweep files, run ids),

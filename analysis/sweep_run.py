@@ -37,11 +37,17 @@ def read_json(path):
 # Running one run -----------------------------------------------------------------------------
 
 def is_finished(run_dir):
-    """A run is finished when fedran wrote its run.json (atomically, as its last step)."""
+    """A run is finished when its run.json says "completed". fedran writes run.json with
+    "running" when a run starts and replaces it atomically at the end; "running" (killed)
+    and "interrupted" (SIGINT, SIGTERM) folders are not done and run again. A run.json
+    without a status (fedran before it had one) counts as finished if it has a result."""
     try:
-        return "result" in read_json(os.path.join(run_dir, "run.json"))
+        manifest = read_json(os.path.join(run_dir, "run.json"))
     except (OSError, ValueError):
         return False
+    if "status" in manifest:
+        return manifest["status"] == "completed"
+    return "result" in manifest
 
 
 def fedran_command(params, run_dir, threads):

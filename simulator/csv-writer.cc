@@ -1,18 +1,22 @@
 #include "simulator/csv-writer.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <stdexcept>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace fedran
 {
 
 CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
     : m_path(path),
-      m_out(path, std::ios::binary | std::ios::trunc),
+      m_fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)),
       m_columnNames(columns),
       m_columns(columns.size())
 {
-    if (!m_out)
+    if (m_fd < 0)
     {
         throw std::runtime_error("cannot write " + path);
     }
@@ -114,7 +118,9 @@ CsvWriter::EndRow()
                                m_columnNames[m_cells] + " ...)");
     }
     m_row += '\n';
-    m_out << m_row;
+    // Whole rows wait in memory until Flush writes them out in one go: a killed process
+    // leaves whole rows in the file, never half of one.
+    m_pending += m_row;
     m_row.clear();
     m_cells = 0;
 }
@@ -128,10 +134,48 @@ CsvWriter::Flush()
                                std::to_string(m_cells) + " of " + std::to_string(m_columns) +
                                " cells, next " + m_columnNames[m_cells] + ")");
     }
-    m_out.flush();
-    if (!m_out)
+    size_t done = 0;
+    while (done < m_pending.size())
     {
-        throw std::runtime_error("error writing " + m_path);
+        const ssize_t n = ::write(m_fd, m_pending.data() + done, m_pending.size() - done);
+        if (n < 0 && errno == EINTR)
+        {
+            continue;
+        }
+        if (n <= 0)
+        {
+            throw std::runtime_error("error writing " + m_path);
+        }
+        done += static_cast<size_t>(n);
+    }
+    m_pending.clear();
+}
+
+void
+CsvWriter::Sync()
+{
+    Flush();
+    if (::fsync(m_fd) != 0)
+    {
+        throw std::runtime_error("error syncing " + m_path);
+    }
+}
+
+CsvWriter::~CsvWriter()
+{
+    if (m_fd >= 0)
+    {
+        if (m_cells == 0)
+        {
+            try
+            {
+                Flush(); // whole rows not flushed yet (an ofstream would have written them)
+            }
+            catch (const std::exception&)
+            {
+            }
+        }
+        ::close(m_fd);
     }
 }
 

@@ -13,6 +13,7 @@
 #include "simulator/link-sampler.h"
 #include "simulator/packet-capture.h"
 #include "simulator/network-topology.h"
+#include "simulator/stop-signals.h"
 #include "simulator/trace-schema.h"
 
 #include <ns3/config.h>
@@ -244,7 +245,9 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     const double setupWallS = SecondsSince(setupStart);
     const WallClock::time_point simulateStart = WallClock::now();
     join.wall = simulateStart;
+    StopSignals::Arm();
     Simulator::Run();
+    StopSignals::Disarm();
     const double simulateWallS = SecondsSince(simulateStart);
     capture.Finish();
     stats.Finish();
@@ -260,7 +263,11 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     totals.timing.events = Simulator::GetEventCount();
     Simulator::Destroy();
 
-    if (totals.rounds != m_config.rounds)
+    if (totals.rounds != m_config.rounds && StopSignals::Received() != 0)
+    {
+        totals.stopSignal = StopSignals::Received();
+    }
+    else if (totals.rounds != m_config.rounds)
     {
         throw std::runtime_error("simulation ended after " + std::to_string(totals.rounds) +
                                  " of " + std::to_string(m_config.rounds) + " rounds");

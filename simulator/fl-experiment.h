@@ -33,7 +33,9 @@ class FlExperiment
     void Prepare();
 
     /// Simulates every round, writing rounds.csv and clients.csv into `outDir` (which must
-    /// exist). Throws std::runtime_error if the run cannot finish.
+    /// exist). Throws std::runtime_error if the run cannot finish. A SIGINT or SIGTERM
+    /// (StopSignals) stops it early: the totals then count the complete rounds and name the
+    /// signal (`stopSignal`).
     RunTotals Run(const std::string& outDir, RoundObserver observer = {});
 
     const fedran::FederatedTask& Task() const

@@ -159,12 +159,13 @@ FlStatsCollector::UpdateArrival(const fedran::UpdateArrivalRecord& record)
 {
     if (record.round != m_currentRound)
     {
-        // A straggler's update, discarded: its row is complete now.
+        // A straggler's update, discarded: its `late` row went out when its round ended;
+        // the arrival gets a row of its own, written with the current round's rows.
         auto it = m_late.find({record.round, record.client});
         if (it != m_late.end() && record.fate == fedran::UpdateFate::Late)
         {
             it->second.uploadEndS = Simulator::Now().GetSeconds();
-            WriteClientRow(record.round, record.client, it->second, "late");
+            WriteClientRow(record.round, record.client, it->second, "late_arrival");
             m_late.erase(it);
         }
         return;
@@ -248,13 +249,9 @@ FlStatsCollector::WriteClientRow(uint32_t round,
 void
 FlStatsCollector::Finish()
 {
-    // Stragglers whose update never arrived before the run ended.
-    for (const auto& [key, row] : m_late)
-    {
-        WriteClientRow(key.first, key.second, row, "late");
-    }
+    // Late rows were written when their rounds ended; arrivals not seen by now never came.
     m_late.clear();
-    m_clients->Flush();
+    m_clients->Sync();
 }
 
 void
@@ -283,13 +280,10 @@ FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
     for (uint32_t client : record.selected)
     {
         const ClientRow& row = m_current[client];
-        if (row.arrived)
+        WriteClientRow(record.round, client, row, StatusName(row.fate, row.arrived));
+        if (!row.arrived)
         {
-            WriteClientRow(record.round, client, row, StatusName(row.fate, row.arrived));
-        }
-        else
-        {
-            // Written when its update arrives, so that the row shows when that was.
+            // Kept for the `late_arrival` row, if its update arrives.
             m_late[{record.round, client}] = row;
         }
     }
@@ -316,8 +310,9 @@ FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
         .Add(m_totals.uplinkWireBytes)
         .Add(m_totals.uplinkWireBytes + m_totals.downlinkWireBytes);
     m_rounds->EndRow();
-    m_rounds->Flush();
-    m_clients->Flush();
+    // On disk before the next round starts: a run killed later keeps every finished round.
+    m_clients->Sync();
+    m_rounds->Sync();
 
     m_uplinkPayload = 0;
     m_downlinkPayload = 0;

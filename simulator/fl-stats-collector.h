@@ -46,13 +46,16 @@ struct RunTotals
         std::vector<double> roundWallS; ///< each round's wall time (round 1 from the join)
         uint64_t events = 0;            ///< simulator events executed
     } timing;
+    /// The signal (SIGINT, SIGTERM) that stopped the run before its last round; 0 if none.
+    int stopSignal = 0;
 };
 
 /**
  * Turns the applications' trace sources and the backhaul devices' transmissions into
  * rounds.csv and clients.csv (columns in simulator/trace-columns.cc, documented in
- * docs/traces.md), one flush per round. A late client's row is written when its discarded
- * update arrives (or when the run ends).
+ * docs/traces.md), written out and fsynced at every round's end, before the next round
+ * starts. A late client's row (`late`) is written when its round ends; if its discarded
+ * update arrives later, a `late_arrival` row for the same round and client records when.
  *
  * Byte accounting is by time: a round's columns count what was sent while it was open
  * (from the previous round's end, or time 0, to its own end). Payload bytes are whole
@@ -90,7 +93,7 @@ class FlStatsCollector
         m_observer = std::move(observer);
     }
 
-    /// Writes the rows still open when the run ended (late updates that never arrived).
+    /// Ends the run: rows of an unfinished round are not written.
     void Finish();
 
   private:
@@ -135,7 +138,7 @@ class FlStatsCollector
     std::unique_ptr<fedran::CsvWriter> m_rounds;
     std::unique_ptr<fedran::CsvWriter> m_clients;
     std::map<uint32_t, ClientRow> m_current; ///< rows of the open round, by client
-    /// Rows of late clients, by (round, client), until their update arrives.
+    /// Rows of late clients, by (round, client), until their update arrives (late_arrival).
     std::map<std::pair<uint32_t, uint32_t>, ClientRow> m_late;
     uint32_t m_currentRound = 0;
 

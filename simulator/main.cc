@@ -7,7 +7,9 @@
 //                [--decoded OUT.f32]
 //   fedran codec --decode --spec JSON --payload IN.bin --shape R,C --decoded OUT.f32
 //
-// Exit status: 0 success, 2 bad input (usage, scenario, data files), 1 failure while running.
+// Exit status: 0 success, 2 bad input (usage, scenario, data files), 1 failure while running,
+// 130 / 143 a run stopped by SIGINT / SIGTERM (run.json says "interrupted"; a second signal
+// ends the process at once).
 
 #include "compression/codec.h" // CodecConfigError
 #include "models/learning/dataset.h"
@@ -17,6 +19,7 @@
 #include "simulator/progress-reporter.h"
 #include "simulator/run-manifest.h"
 #include "simulator/scenario/scenario.h"
+#include "simulator/stop-signals.h"
 
 #include <CLI/CLI.hpp>
 
@@ -119,6 +122,7 @@ int
 RunCommand(const CommonOptions& options, bool quiet)
 {
     const auto wallStart = std::chrono::steady_clock::now();
+    ns3::StopSignals signals;
     fedran::ScenarioConfig config = LoadConfig(options);
     ns3::FlExperiment experiment(config, options.threads);
     experiment.Prepare();
@@ -132,10 +136,27 @@ RunCommand(const CommonOptions& options, bool quiet)
     };
     try
     {
+        // Written first, so that a killed run's folder says so.
+        ns3::WriteRunManifest(config.outputDir, config, ns3::RunStatus::Running);
         ns3::RunTotals totals = experiment.Run(config.outputDir, observer);
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-        ns3::WriteRunManifest(config.outputDir, config, totals, wall);
+        if (totals.stopSignal != 0)
+        {
+            const std::string name = ns3::StopSignals::Name(totals.stopSignal);
+            ns3::WriteRunManifest(
+                config.outputDir, config, ns3::RunStatus::Interrupted, totals, wall, name);
+            progress.Finish();
+            std::fprintf(stderr,
+                         "fedran: interrupted by %s after %u of %u rounds; the rows of those "
+                         "rounds are in %s\n",
+                         name.c_str(),
+                         totals.rounds,
+                         config.rounds,
+                         config.outputDir.c_str());
+            return 128 + totals.stopSignal;
+        }
+        ns3::WriteRunManifest(config.outputDir, config, ns3::RunStatus::Completed, totals, wall);
         progress.Finish();
         std::printf("%s: %u rounds, final test accuracy %.4f, simulated %.1f s, "
                     "uplink %s, downlink %s on the wire, wall %.1f s\nresults in %s\n",

@@ -2,12 +2,69 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace ns3
 {
+
+namespace
+{
+
+const char*
+StatusName(RunStatus status)
+{
+    switch (status)
+    {
+    case RunStatus::Running:
+        return "running";
+    case RunStatus::Completed:
+        return "completed";
+    case RunStatus::Interrupted:
+        return "interrupted";
+    }
+    return "running";
+}
+
+/// Writes `text` to `path` through `path`.tmp, fsync and rename: readers (and a machine that
+/// crashes) see the old file or the new one, never a part.
+void
+ReplaceFile(const std::string& path, const std::string& text)
+{
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+    {
+        throw std::runtime_error("cannot write " + tmp);
+    }
+    size_t done = 0;
+    while (done < text.size())
+    {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+        {
+            continue;
+        }
+        if (n <= 0)
+        {
+            ::close(fd);
+            throw std::runtime_error("cannot write " + tmp);
+        }
+        done += static_cast<size_t>(n);
+    }
+    const bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    if (!synced || std::rename(tmp.c_str(), path.c_str()) != 0)
+    {
+        throw std::runtime_error("cannot replace " + path + " by " + tmp);
+    }
+}
+
+} // namespace
 
 const char*
 FedranVersion()
@@ -18,49 +75,46 @@ FedranVersion()
 void
 WriteRunManifest(const std::string& outDir,
                  const fedran::ScenarioConfig& config,
+                 RunStatus status,
                  const RunTotals& totals,
-                 double wallSeconds)
+                 double wallSeconds,
+                 const std::string& signal)
 {
     nlohmann::ordered_json manifest;
+    manifest["status"] = StatusName(status);
     manifest["fedran_version"] = FedranVersion();
     manifest["name"] = config.name;
     manifest["seed"] = config.seed;
-    manifest["wall_time_s"] = wallSeconds;
-    manifest["result"] = {{"rounds", totals.rounds},
-                          {"final_test_accuracy", totals.finalAccuracy},
-                          {"sim_time_s", totals.simTimeS},
-                          {"uplink_payload_bytes", totals.uplinkPayloadBytes},
-                          {"downlink_payload_bytes", totals.downlinkPayloadBytes},
-                          {"uplink_wire_bytes", totals.uplinkWireBytes},
-                          {"downlink_wire_bytes", totals.downlinkWireBytes},
-                          {"clients_joined", totals.clientsJoined},
-                          {"clients_expected", totals.clientsExpected},
-                          {"join_time_s", totals.joinTimeS},
-                          {"access_packets", totals.accessPackets}};
-    // Wall-clock figures vary between runs; everything else in run.json does not.
-    manifest["timing"] = {{"prepare_wall_s", totals.timing.prepareWallS},
-                          {"setup_wall_s", totals.timing.setupWallS},
-                          {"join_wall_s", totals.timing.joinWallS},
-                          {"simulate_wall_s", totals.timing.simulateWallS},
-                          {"round_wall_s", totals.timing.roundWallS},
-                          {"events", totals.timing.events}};
+    if (status == RunStatus::Interrupted)
+    {
+        manifest["interrupted_by"] = signal;
+        manifest["last_complete_round"] = totals.rounds;
+    }
+    if (status != RunStatus::Running)
+    {
+        manifest["wall_time_s"] = wallSeconds;
+        manifest["result"] = {{"rounds", totals.rounds},
+                              {"final_test_accuracy", totals.finalAccuracy},
+                              {"sim_time_s", totals.simTimeS},
+                              {"uplink_payload_bytes", totals.uplinkPayloadBytes},
+                              {"downlink_payload_bytes", totals.downlinkPayloadBytes},
+                              {"uplink_wire_bytes", totals.uplinkWireBytes},
+                              {"downlink_wire_bytes", totals.downlinkWireBytes},
+                              {"clients_joined", totals.clientsJoined},
+                              {"clients_expected", totals.clientsExpected},
+                              {"join_time_s", totals.joinTimeS},
+                              {"access_packets", totals.accessPackets}};
+        // Wall-clock figures vary between runs; everything else in run.json does not.
+        manifest["timing"] = {{"prepare_wall_s", totals.timing.prepareWallS},
+                              {"setup_wall_s", totals.timing.setupWallS},
+                              {"join_wall_s", totals.timing.joinWallS},
+                              {"simulate_wall_s", totals.timing.simulateWallS},
+                              {"round_wall_s", totals.timing.roundWallS},
+                              {"events", totals.timing.events}};
+    }
     manifest["files"] = {"rounds.csv", "clients.csv", "partition.csv"};
     manifest["scenario"] = config.resolved;
-
-    const std::string path = outDir + "/run.json";
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << manifest.dump(2) << '\n';
-        if (!out)
-        {
-            throw std::runtime_error("cannot write " + tmp);
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    {
-        throw std::runtime_error("cannot rename " + tmp + " to " + path);
-    }
+    ReplaceFile(outDir + "/run.json", manifest.dump(2) + "\n");
 }
 
 } // namespace ns3

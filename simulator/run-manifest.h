@@ -9,15 +9,26 @@
 namespace ns3
 {
 
+/// What run.json says of the run (its "status").
+enum class RunStatus
+{
+    Running,     ///< written when the run starts; left as it is by a kill (SIGKILL, power)
+    Completed,   ///< every round ran
+    Interrupted, ///< stopped by SIGINT or SIGTERM after `result.rounds` complete rounds
+};
+
 /**
- * Writes OUT/run.json: the resolved scenario, seed, fedran version, wall time and totals.
- * It is written last and atomically (temporary file, then rename), so a complete run.json
- * marks a finished run.
+ * Writes OUT/run.json: the status, the resolved scenario, seed, fedran version and, unless
+ * running, wall time and totals. It is written when the run starts ("running") and replaced
+ * atomically (temporary file, fsync, rename) when it ends, so run.json is always whole and a
+ * "completed" one marks a finished run. `signal` names what interrupted the run.
  */
 void WriteRunManifest(const std::string& outDir,
                       const fedran::ScenarioConfig& config,
-                      const RunTotals& totals,
-                      double wallSeconds);
+                      RunStatus status,
+                      const RunTotals& totals = {},
+                      double wallSeconds = 0.0,
+                      const std::string& signal = "");
 
 /// The version compiled into this build ("0.1.0+<git describe>").
 const char* FedranVersion();

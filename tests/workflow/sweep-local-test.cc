@@ -85,6 +85,35 @@ TEST(SweepLocalTest, SlowFourRunsCompleteResumeAndRerunExactlyWhatIsMissing)
     EXPECT_EQ(ReadCsv(out / "summary.csv").size(), 8u);
 }
 
+TEST(SweepLocalTest, RunsAgainWhatWasKilledOrInterrupted)
+{
+    TempDir dir("sweep-resume");
+    WriteTinySweep(dir.Path(), {{"name", "resume"}, {"seeds", 3}});
+    const std::string args = "sweep.json --out out --jobs 1 " + FedranArg();
+    ToolResult r = RunTool("sweep.py", args, dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    std::vector<std::filesystem::path> runs = RunDirs(dir.Path() / "out");
+    ASSERT_EQ(runs.size(), 3u);
+    const std::string kept = ReadFile(runs[2] / "run.json");
+    // As fedran leaves them: killed (still "running") and stopped by SIGTERM.
+    for (auto [run, status] : {std::pair{runs[0], "running"}, std::pair{runs[1], "interrupted"}})
+    {
+        nlohmann::json manifest = nlohmann::json::parse(ReadFile(run / "run.json"));
+        manifest["status"] = status;
+        WriteFile(run / "run.json", manifest.dump());
+    }
+    r = RunTool("sweep.py", args, dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("1 already finished, 2 to run"), std::string::npos)
+        << r.stderrText;
+    for (const auto& run : runs)
+    {
+        EXPECT_EQ(nlohmann::json::parse(ReadFile(run / "run.json"))["status"], "completed")
+            << run;
+    }
+    EXPECT_EQ(ReadFile(runs[2] / "run.json"), kept);
+}
+
 TEST(SweepLocalTest, SlowARunWithABadOverrideFailsAndTheOthersFinish)
 {
     TempDir dir("sweep-fail");
