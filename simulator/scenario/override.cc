@@ -3,6 +3,8 @@
 
 #include "simulator/scenario/scenario.h"
 
+#include "simulator/scenario/json-text.h"
+
 #include <string>
 #include <vector>
 
@@ -76,8 +78,14 @@ TypeName(const json& value)
 
 /// The value text as JSON when it parses, else as a plain string ("10Mbps").
 json
-ParseValue(const std::string& text)
+ParseValue(const std::string& text, const std::string& assignment)
 {
+    if (const std::optional<size_t> deep = FindTooDeep(text))
+    {
+        throw ScenarioError("--set " + assignment.substr(0, 80) + ": value nested deeper than " +
+                            std::to_string(kMaxScenarioDepth) + " levels (at byte " +
+                            std::to_string(*deep) + " of the value)");
+    }
     json value = json::parse(text, nullptr, false);
     if (value.is_discarded())
     {
@@ -145,7 +153,7 @@ ApplyOverride(nlohmann::json& scenario, const std::string& assignment)
         throw ScenarioError("--set " + assignment + ": empty path before '='");
     }
     const std::vector<std::string> segments = SplitPath(path, assignment);
-    json value = ParseValue(assignment.substr(equals + 1));
+    json value = ParseValue(assignment.substr(equals + 1), assignment);
 
     // Work on a copy so that a failed override leaves the scenario untouched.
     json result = scenario;

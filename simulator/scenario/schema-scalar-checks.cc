@@ -15,6 +15,33 @@ namespace fedran
 namespace
 {
 
+/// Why `value` is not a plain label (a path separator, "..", a control character), or "".
+std::string
+LabelProblem(const std::string& value)
+{
+    if (value.find('/') != std::string::npos || value.find('\\') != std::string::npos)
+    {
+        return "it contains a path separator";
+    }
+    if (value.find("..") != std::string::npos)
+    {
+        return "it contains \"..\"";
+    }
+    for (unsigned char c : value)
+    {
+        if (c < 0x20 || c == 0x7f)
+        {
+            return "it contains a control character";
+        }
+    }
+    return "";
+}
+
+} // namespace
+
+namespace
+{
+
 using nlohmann::json;
 using schema::Describe;
 using schema::Dump;
@@ -210,6 +237,17 @@ SchemaValidator::CheckString(const nlohmann::json& node,
     }
     const json* format = Keyword(schema, "format");
     const std::string name = format != nullptr ? format->get<std::string>() : "";
+    if (name == "label")
+    {
+        // Names become folder names (results/<name>) and CSV cells: a name must not reach
+        // outside its folder or carry terminal control sequences.
+        const std::string why = LabelProblem(value);
+        if (!why.empty())
+        {
+            errors.push_back(Line(path, Dump(node) + " is not a plain name (" + why + ")"));
+        }
+        return;
+    }
     try
     {
         if (name == "data-rate")

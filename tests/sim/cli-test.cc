@@ -112,8 +112,63 @@ INSTANTIATE_TEST_SUITE_P(
         BadInputCase{"UnknownCodec",
                      With("compression.uplink", {{"type", "zip"}}).dump(),
                      "",
-                     "compression.uplink"}),
+                     "compression.uplink"},
+        // Hardened input (docs/reliability.md): a scenario is input from elsewhere.
+        BadInputCase{"TwoHundredThousandNestedArrays",
+                     std::string(200000, '[') + std::string(200000, ']'),
+                     "",
+                     "s.json: line 1, column 65: arrays and objects nested deeper than 64"},
+        BadInputCase{"NestedTooDeepInsideAKey",
+                     "{\"name\": \"x\", \"rounds\": " + std::string(100, '[') +
+                         std::string(100, ']') + "}",
+                     "",
+                     "nested deeper than 64"},
+        BadInputCase{"NumberOverflow",
+                     "{\"rounds\": 1e999}",
+                     "",
+                     "s.json: line 1, column 12: number 1e999 is out of range"},
+        BadInputCase{"IntegerBeyond64Bits",
+                     With("rounds", 1e30).dump(),
+                     "",
+                     "rounds: expected integer"},
+        BadInputCase{"CountBeyond32Bits",
+                     With("clients.groups.0.count", 4294967296ull).dump(),
+                     "",
+                     "clients.groups.0.count: 4294967296 is too large"},
+        BadInputCase{"NameWithPathSeparator",
+                     With("name", "runs/x").dump(),
+                     "",
+                     "name: \"runs/x\" is not a plain name (it contains a path separator)"},
+        BadInputCase{"NameWithDotDot",
+                     With("name", "..").dump(),
+                     "",
+                     "name: \"..\" is not a plain name"},
+        BadInputCase{"GroupNameWithControlCharacter",
+                     With("clients.groups.0.name", "a\x1b[31mb").dump(),
+                     "",
+                     "clients.groups.0.name: \"a\\u001b[31mb\" is not a plain name (it contains a "
+                     "control character)"},
+        BadInputCase{"OverrideNestedTooDeep",
+                     TinyScenario(3, 3, 1).dump(),
+                     "--set 'training.lr=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                     "[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]'",
+                     "--set training.lr=[[[["}),
     [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Cli, ANameThatWouldLeaveResultsIsRefusedAndNothingIsWritten)
+{
+    TempDir dir("escape");
+    std::filesystem::create_directories(dir.Path() / "work");
+    nlohmann::json scenario = TinyScenario(3, 3, 1);
+    scenario["name"] = "../../escaped";
+    WriteFile(dir.Path() / "work" / "s.json", scenario.dump());
+    CommandResult r = RunFedran("run s.json --quiet", dir.Path() / "work");
+    EXPECT_EQ(r.exitCode, 2) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("name: \"../../escaped\" is not a plain name"), std::string::npos)
+        << r.stderrText;
+    EXPECT_FALSE(std::filesystem::exists(dir.Path() / "escaped"));
+    EXPECT_FALSE(std::filesystem::exists(dir.Path() / "work" / "results"));
+}
 
 TEST(Cli, UsageErrorsExitTwo)
 {
