@@ -131,6 +131,7 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
     task->uplinkCodec = config.uplinkCodec;
     task->downlinkCodec = config.downlinkCodec;
     task->downlinkClientView = config.downlinkClientView;
+    task->robust = config.server.robust;
     return task;
 }
 

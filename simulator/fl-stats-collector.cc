@@ -243,6 +243,14 @@ FlStatsCollector::WriteClientRow(uint32_t round,
         .Add(m_uplinkCodec);
     AddAdaptiveColumns(row);
     m_clients->Add(m_clientHubs.at(client));
+    if (row.aggregateWeight < 0.0)
+    {
+        m_clients->AddEmpty();
+    }
+    else
+    {
+        m_clients->AddSignificant(row.aggregateWeight, 6);
+    }
     m_clients->EndRow();
 }
 
@@ -277,6 +285,14 @@ FlStatsCollector::DownlinkTx(Ptr<const Packet> packet)
 void
 FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
 {
+    for (const auto& [client, weight] : record.aggregateWeights)
+    {
+        auto it = m_current.find(client);
+        if (it != m_current.end())
+        {
+            it->second.aggregateWeight = weight;
+        }
+    }
     for (uint32_t client : record.selected)
     {
         const ClientRow& row = m_current[client];
@@ -308,7 +324,8 @@ FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
         .Add(m_uplinkWire)
         .Add(m_downlinkWire)
         .Add(m_totals.uplinkWireBytes)
-        .Add(m_totals.uplinkWireBytes + m_totals.downlinkWireBytes);
+        .Add(m_totals.uplinkWireBytes + m_totals.downlinkWireBytes)
+        .Add(record.robustRule);
     m_rounds->EndRow();
     // On disk before the next round starts: a run killed later keeps every finished round.
     m_clients->Sync();

@@ -116,6 +116,7 @@ class FlStatsCollector
         double predictedBps = -1.0;
         double measuredBps = -1.0;
         double timeBudgetS = -1.0;
+        double aggregateWeight = -1.0; ///< < 0: not aggregated
     };
 
     /// The row of (round, client) if it is still open: of the current round, or late.

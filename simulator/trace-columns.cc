@@ -32,7 +32,8 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
         {"name": "uplink_wire_bytes", "type": "int", "unit": "B", "description": "bytes of FL traffic transmitted by the client ends of the backhaul links while the round was open: PPP, IPv4 and TCP headers, retransmissions and pure ACKs included; background traffic (`backhaul.background`) excluded (lte: the IP packets each UE sends into its radio interface; LTE's own headers, HARQ and padding are not counted, see [links.md](links.md#lte))"},
         {"name": "downlink_wire_bytes", "type": "int", "unit": "B", "description": "the same at the router ends of the backhaul links (lte: the IP packets the PGW forwards toward each UE)"},
         {"name": "cumulative_uplink_wire_bytes", "type": "int", "unit": "B", "description": "running sum of `uplink_wire_bytes`"},
-        {"name": "cumulative_wire_bytes", "type": "int", "unit": "B", "description": "running sum of uplink + downlink wire bytes"}
+        {"name": "cumulative_wire_bytes", "type": "int", "unit": "B", "description": "running sum of uplink + downlink wire bytes"},
+        {"name": "robust_rule", "type": "string", "unit": "", "description": "the rule that combined the round's updates, `server.robust.type` (`mean`: the uplink codec's own, the sample-weighted mean or sign's majority vote); see [byzantine.md](byzantine.md)"}
       ]
     },
     {
@@ -61,7 +62,8 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
         {"name": "time_budget_s", "type": "float", "empty": true, "unit": "s", "description": "adaptive: the upload time budget (deadline − compute − elapsed for `deadline`/`hybrid`, `target_upload_s` for `throughput`)"},
         {"name": "deadline_met", "type": "bool", "empty": true, "unit": "", "description": "adaptive: the update (or skip) arrived before the round closed (`status` completed)"},
         {"name": "skipped", "type": "bool", "empty": true, "unit": "", "description": "adaptive: a lazy-update skip (see docs/adaptive-bitrate.md)"},
-        {"name": "hub", "type": "string", "empty": true, "unit": "", "description": "the hub the client hangs off (`clients.groups[].hub`; a family member's own name, e.g. `agg-3`); empty for a client of the aggregation router"}
+        {"name": "hub", "type": "string", "empty": true, "unit": "", "description": "the hub the client hangs off (`clients.groups[].hub`; a family member's own name, e.g. `agg-3`); empty for a client of the aggregation router"},
+        {"name": "aggregate_weight", "type": "float", "empty": true, "unit": "", "description": "what the client's update counted for in the round's combination (`robust_rule`): `mean` its sample share (majority vote: 1/n), `median` the share of coordinates where its value was the median, `trimmed_mean` its mean weight over coordinates (0 where trimmed), `krum`/`multi_krum` 1/m if chosen else 0, `geometric_median` its Weiszfeld weight, `centered_clipping` its clipping factor / n, `norm_bound` sample share × clipping factor; empty if the update was not aggregated (not `completed`, an omitted skip, or a two-exchange codec); 6 significant digits. See [byzantine.md](byzantine.md)"}
       ]
     },
     {

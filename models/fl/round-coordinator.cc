@@ -21,7 +21,10 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
     m_combined.assign(size, 0.0f);
     m_optimizer = MakeServerOptimizer(m_task->serverOptimizer);
     const auto uplink = MakeCodec(m_task->uplinkCodec, "compression.uplink");
-    m_rule = MakeAggregationRule(m_config.aggregation, *uplink);
+    m_rule = MakeAggregationRule(RuleArgs{*uplink,
+                                          m_task->robust,
+                                          m_config.clientsPerRound,
+                                          UsesMajorityVote(m_task->uplinkCodec)});
     m_exchange = uplink->MakeExchange(m_task->model->Layout(),
                                       Rng(m_task->seed, kServerExchangeStream).NextU64());
     m_uplinkCodecId = uplink->Id();
@@ -170,11 +173,13 @@ RoundCoordinator::AddUpdate(uint32_t client, const Frame& frame, UpdateArrivalRe
     {
     case Arrival::Update:
         m_rule->Add(m_scratch, frame.header.samples);
+        m_added.push_back(client);
         break;
     case Arrival::SkipReuse:
         // A lazy update whose codec says to reuse the client's last update.
         record.skipped = true;
         m_rule->Add(m_scratch, frame.header.samples);
+        m_added.push_back(client);
         break;
     case Arrival::SkipOmit:
         // A lazy update that leaves the client out of this round's combination.
@@ -314,6 +319,7 @@ RoundCoordinator::StartRound()
     m_selected = SampleClients();
     m_pending = std::set<uint32_t>(m_selected.begin(), m_selected.end());
     m_rule->Reset(m_global.size());
+    m_added.clear();
     m_host.RoundStarted(m_round, m_selected);
 
     std::vector<uint8_t> state;
@@ -451,6 +457,7 @@ RoundCoordinator::EndRound()
     // The server optimiser moves the model by the combined update (nothing moves without one).
     // A two-exchange round that ends in its first phase has no update.
     const size_t combined = m_exchange ? m_exchange->Count() : m_rule->Count();
+    RoundRecord record;
     if (combined > 0)
     {
         if (m_exchange)
@@ -460,13 +467,18 @@ RoundCoordinator::EndRound()
         else
         {
             m_rule->Result(m_combined);
+            const std::vector<double> weights = m_rule->AggregateWeights();
+            for (size_t i = 0; i < m_added.size() && i < weights.size(); ++i)
+            {
+                record.aggregateWeights.emplace_back(m_added[i], weights[i]);
+            }
         }
         m_optimizer->Apply(m_combined, m_global);
     }
     const Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
 
-    RoundRecord record;
     record.round = m_round;
+    record.robustRule = m_task->robust.type;
     record.startS = m_roundStartS;
     record.endS = m_host.NowSeconds();
     record.selected = m_selected;

@@ -70,7 +70,6 @@ struct CoordinatorConfig
     uint32_t expectedClients = 1;
     int64_t deadlineTicks = 0;    ///< from a round's start; host time steps
     int64_t joinTimeoutTicks = 0; ///< from Start()
-    std::string aggregation = "codec"; ///< an AggregationRuleNames() entry
 };
 
 /**
@@ -178,7 +177,8 @@ class RoundCoordinator
 
     std::vector<float> m_global;
     std::vector<float> m_scratch;
-    std::unique_ptr<AggregationRule> m_rule;
+    std::unique_ptr<AggregationRule> m_rule; ///< server.robust (task->robust)
+    std::vector<uint32_t> m_added; ///< clients whose update went into m_rule, in Add order
     /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).
     std::unique_ptr<RoundExchange> m_exchange;
     uint16_t m_uplinkCodecId = 0;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fedran
@@ -81,6 +82,10 @@ struct RoundRecord
     uint32_t participants = 0; ///< updates aggregated
     double testAccuracy = 0.0;
     double testLoss = 0.0;
+    std::string robustRule; ///< server.robust.type
+    /// Per aggregated update (client, AggregationRule::AggregateWeights), in arrival order;
+    /// empty for a two-exchange codec, whose server combines the payloads itself.
+    std::vector<std::pair<uint32_t, double>> aggregateWeights;
 };
 
 } // namespace fedran

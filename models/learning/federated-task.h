@@ -1,6 +1,7 @@
 #ifndef FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
 #define FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
 
+#include "models/learning/byzantine-config.h"
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/model.h"
@@ -44,6 +45,8 @@ struct FederatedTask
     nlohmann::json downlinkCodec;
     /// Downlink frames carry global − (the client's copy) rather than the model itself.
     bool downlinkClientView = false;
+    /// server.robust: how the server combines the round's updates.
+    RobustRuleConfig robust;
 };
 
 } // namespace fedran

@@ -45,6 +45,17 @@ void ReadCaptureOutputs(const nlohmann::json& output,
                         ScenarioConfig& config,
                         std::vector<std::string>& errors);
 
+/// server.robust (absent: "mean") of a validated server object.
+RobustRuleConfig ReadRobust(const nlohmann::json& server, std::vector<std::string>& errors);
+
+/// clients.groups[].attack at `path` (checks that each key is the type's own).
+AttackConfig ReadAttack(const nlohmann::json& attack,
+                        const std::string& path,
+                        std::vector<std::string>& errors);
+
+/// server.robust against the uplink codec and clients_per_round (CheckRobustRule).
+void CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors);
+
 /// "data", "model" and "training" (needs config.rounds already read, for the cosine schedule).
 void ReadLearning(const nlohmann::json& scenario,
                   ScenarioConfig& config,

@@ -176,6 +176,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     optimizer.beta1 = server.at("server_beta1").get<double>();
     optimizer.beta2 = server.at("server_beta2").get<double>();
     optimizer.tau = server.at("server_tau").get<double>();
+    config.server.robust = ReadRobust(server, errors);
 
     const json& groups = scenario.at("clients").at("groups");
     for (size_t i = 0; i < groups.size(); ++i)
@@ -192,6 +193,10 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         {
             groupConfig.availability =
                 ReadAvailability(group.at("availability"), path + ".availability", errors);
+        }
+        if (group.contains("attack"))
+        {
+            groupConfig.attack = ReadAttack(group.at("attack"), path + ".attack", errors);
         }
         groupConfig.backhaul = ReadLink(group.at("backhaul"), path + ".backhaul");
         groupConfig.backhaul.background =
@@ -345,6 +350,10 @@ ToConfig(const nlohmann::json& resolved)
     }
     CheckCrossFields(config, errors);
     CheckCodecs(config, errors);
+    if (errors.empty())
+    {
+        CheckRobust(config, errors); // needs codecs that build
+    }
     if (!errors.empty())
     {
         std::string message;

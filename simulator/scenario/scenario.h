@@ -7,6 +7,7 @@
 // maps it to exit status 2. ScenarioError, LinkConfig and the units of rates and times live
 // in models/link-config/, which the link models read too.
 
+#include "models/learning/byzantine-config.h"
 #include "models/learning/client-sizes.h"
 #include "models/learning/compute-speed.h"
 #include "models/learning/csv-reader.h"
@@ -43,6 +44,7 @@ struct ClientGroupConfig
     uint32_t count = 0;
     ComputeSpeedSpec compute; ///< samples per second, fixed or drawn per client
     AvailabilityConfig availability;
+    AttackConfig attack; ///< clients.groups[].attack; type empty: honest
     LinkConfig backhaul;
     /// clients.groups[].hub: the hubs (indices into Network::hubs) the group's clients hang
     /// off in turn (client j of the group: hubs[j % size]); empty: the aggregation router.
@@ -105,6 +107,7 @@ struct ScenarioConfig
         double joinWindowS = 1.0;   ///< clients connect at uniform instants in [0, this)
         double joinTimeoutS = 30.0; ///< the first round starts by then at the latest
         ServerOptimizerConfig optimizer; ///< "aggregation" and the server_* settings
+        RobustRuleConfig robust;         ///< server.robust (absent: type "mean")
     } server;
 
     std::vector<ClientGroupConfig> groups;

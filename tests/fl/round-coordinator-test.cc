@@ -341,8 +341,10 @@ TEST(RoundCoordinator, SkipsAreReusedOrOmittedAsTheCodecSays)
 
 TEST(RoundCoordinator, NamedAggregationRules)
 {
-    auto sign = MakeCodec({{"type", "sign"}, {"aggregation", "majority_vote"}}, "u");
-    auto rule = MakeAggregationRule("codec", *sign);
+    const json voteSpec = {{"type", "sign"}, {"aggregation", "majority_vote"}};
+    auto sign = MakeCodec(voteSpec, "u");
+    RuleArgs args{*sign, RobustRuleConfig{}, 3, UsesMajorityVote(voteSpec)};
+    auto rule = MakeAggregationRule("codec", args);
     rule->Reset(1);
     const float a[] = {1.0f}, b[] = {-3.0f}, c[] = {2.0f};
     rule->Add(a, 1.0);
@@ -351,13 +353,16 @@ TEST(RoundCoordinator, NamedAggregationRules)
     float out[1];
     rule->Result(out);
     EXPECT_FLOAT_EQ(out[0], 2.0f); // two positive votes of three; mean magnitude 2
-    auto mean = MakeAggregationRule("weighted_mean", *sign);
+    // One client, one vote, whatever its sample count.
+    EXPECT_EQ(rule->AggregateWeights(), (std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3}));
+    auto mean = MakeAggregationRule("weighted_mean", args);
     mean->Reset(1);
     mean->Add(a, 1.0);
     mean->Add(b, 1.0);
     mean->Result(out);
     EXPECT_FLOAT_EQ(out[0], -1.0f);
-    EXPECT_THROW(MakeAggregationRule("krum?", *sign), std::invalid_argument);
+    EXPECT_EQ(mean->AggregateWeights(), (std::vector<double>{0.5, 0.5}));
+    EXPECT_THROW(MakeAggregationRule("krum?", args), std::invalid_argument);
     EXPECT_EQ(AggregationRuleNames().front(), "codec");
 }
 

@@ -1,0 +1,76 @@
+// "norm_bound" (Sun et al. 2019, "Can you really backdoor federated learning?"): each update
+// is scaled to norm at most max_norm, x_i min(1, max_norm / ||x_i||), and the results are
+// averaged with the sample weights, as FedAvg would. An update with a non-finite norm is
+// dropped (factor 0). aggregate_weight: the sample share times that factor.
+
+#include "models/fl/robust/buffered-rule.h"
+
+#include <cmath>
+
+namespace fedran
+{
+
+namespace robust
+{
+namespace
+{
+
+class NormBoundRule final : public BufferedRule
+{
+  public:
+    explicit NormBoundRule(double maxNorm)
+        : m_maxNorm(maxNorm)
+    {
+    }
+
+  private:
+    void Combine(std::span<float> out, std::vector<double>& weights) override
+    {
+        const size_t n = Count();
+        double total = 0.0;
+        for (size_t i = 0; i < n; ++i)
+        {
+            total += Weight(i);
+        }
+        std::vector<double> sum(Size(), 0.0);
+        for (size_t i = 0; i < n; ++i)
+        {
+            const double norm = std::sqrt(SquaredNorm(Update(i)));
+            const double factor = !std::isfinite(norm) ? 0.0
+                                  : norm > m_maxNorm   ? m_maxNorm / norm
+                                                       : 1.0;
+            weights[i] = Weight(i) / total * factor;
+            if (factor == 0.0)
+            {
+                continue;
+            }
+            std::span<const float> x = Update(i);
+            for (size_t j = 0; j < Size(); ++j)
+            {
+                sum[j] += weights[i] * double(x[j]);
+            }
+        }
+        for (size_t j = 0; j < Size(); ++j)
+        {
+            out[j] = static_cast<float>(sum[j]);
+        }
+    }
+
+    double m_maxNorm;
+};
+
+} // namespace
+} // namespace robust
+
+std::unique_ptr<AggregationRule>
+MakeNormBoundRule(const RuleArgs& args)
+{
+    if (!args.config.maxNorm || !(*args.config.maxNorm > 0.0))
+    {
+        throw RuleConfigError("server.robust.max_norm: norm_bound needs max_norm > 0 (in the "
+                              "units of the updates: see update_norm in clients.csv)");
+    }
+    return std::make_unique<robust::NormBoundRule>(*args.config.maxNorm);
+}
+
+} // namespace fedran

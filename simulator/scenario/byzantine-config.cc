@@ -1,0 +1,127 @@
+// server.robust and clients.groups[].attack: reading them, and the checks the schema cannot
+// make (a key of another type, a rule inadmissible for clients_per_round or meaningless for
+// the uplink codec).
+
+#include "models/fl/aggregation-rule.h"
+#include "simulator/scenario/config-readers.h"
+
+#include <string>
+
+namespace fedran
+{
+
+namespace
+{
+
+/// Whether `key` of an attack is a setting of `type`.
+bool
+AttackKeyBelongs(const std::string& key, const std::string& type)
+{
+    if (key == "type" || key == "start_round")
+    {
+        return true;
+    }
+    if (key == "scale")
+    {
+        return type == "sign_flip" || type == "scaled";
+    }
+    if (key == "sigma")
+    {
+        return type == "gaussian";
+    }
+    if (key == "z")
+    {
+        return type == "alie";
+    }
+    if (key == "epsilon")
+    {
+        return type == "ipm";
+    }
+    return false;
+}
+
+} // namespace
+
+RobustRuleConfig
+ReadRobust(const nlohmann::json& server, std::vector<std::string>& errors)
+{
+    RobustRuleConfig config;
+    if (!server.contains("robust"))
+    {
+        return config;
+    }
+    const nlohmann::json& robust = server.at("robust");
+    config.type = robust.at("type").get<std::string>();
+    if (robust.contains("beta"))
+    {
+        config.beta = robust.at("beta").get<double>();
+    }
+    if (robust.contains("f"))
+    {
+        config.f = ReadUint32(robust.at("f"), "server.robust.f", errors);
+    }
+    if (robust.contains("m"))
+    {
+        config.m = ReadUint32(robust.at("m"), "server.robust.m", errors);
+    }
+    if (robust.contains("iters"))
+    {
+        config.iters = ReadUint32(robust.at("iters"), "server.robust.iters", errors);
+    }
+    if (robust.contains("tau"))
+    {
+        config.tau = robust.at("tau").get<double>();
+    }
+    if (robust.contains("max_norm"))
+    {
+        config.maxNorm = robust.at("max_norm").get<double>();
+    }
+    return config;
+}
+
+AttackConfig
+ReadAttack(const nlohmann::json& attack, const std::string& path, std::vector<std::string>& errors)
+{
+    AttackConfig config;
+    config.type = attack.at("type").get<std::string>();
+    for (const auto& [key, value] : attack.items())
+    {
+        if (!AttackKeyBelongs(key, config.type))
+        {
+            errors.push_back(path + "." + key + ": not a setting of attack type \"" +
+                             config.type + "\"");
+        }
+    }
+    config.startRound = ReadUint32(attack.at("start_round"), path + ".start_round", errors);
+    if (config.type == "scaled" && !attack.contains("scale"))
+    {
+        errors.push_back(path + ".scale: missing (a scaled attack sends scale x its update)");
+    }
+    if (config.type == "gaussian" && !attack.contains("sigma"))
+    {
+        errors.push_back(path + ".sigma: missing (a gaussian attack sends N(0, sigma^2) noise)");
+    }
+    config.scale = attack.value("scale", 1.0);
+    config.sigma = attack.value("sigma", 1.0);
+    config.epsilon = attack.value("epsilon", 0.1);
+    if (attack.contains("z"))
+    {
+        config.z = attack.at("z").get<double>();
+    }
+    return config;
+}
+
+void
+CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors)
+{
+    try
+    {
+        CheckRobustRule(config.server.robust, config.uplinkCodec, config.server.clientsPerRound);
+    }
+    catch (const RuleConfigError& e)
+    {
+        errors.push_back(e.what());
+    }
+}
+
+} // namespace fedran
