@@ -144,13 +144,14 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(m_config.seed);
 
-    NetworkTopology topology(m_config, m_clientGroup);
     Ptr<MessageTransport> transport = CreateMessageTransport(m_config.network.transport);
     // The server holds a connection per client; split its TCP endpoint table so that each
     // packet it receives is looked up among ~32 endpoints, not all of them (docs/architecture.md).
     transport->SetAttributeFailSafe(
         "ListenShards",
         UintegerValue(std::max<size_t>(1, (m_clientGroup.size() + 31) / 32)));
+    NetworkTopology topology(m_config, m_clientGroup, transport->CarriesPackets());
+    transport->SetTopology(topology.GetTransportTopology());
 
     FlServerHelper serverHelper(m_task, transport);
     serverHelper.SetAttribute("Port", UintegerValue(kServerPort));
@@ -207,6 +208,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     stream += topology.AssignStreams(stream);
     stream += serverHelper.AssignStreams(serverNode, stream);
     stream += clientHelper.AssignStreams(clientNodes, stream); // availability, join instants
+    stream += transport->AssignStreams(stream); // last: "tcp" runs keep their stream numbers
     uint32_t initiallyOn = m_clientGroup.size();
     for (Ptr<ClientAvailability>& availability : availabilities)
     {
@@ -219,7 +221,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
 
     FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
     stats.SetAdaptive(m_config.uplinkCodec.value("type", "") == "adaptive");
-    stats.Connect(server, clients, topology);
+    stats.Connect(server, clients, topology, transport->GetLinkCounters());
     std::vector<double> roundWall;
     WallClock::time_point lastRoundEnd;
     JoinRecord join;
@@ -236,7 +238,10 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     std::unique_ptr<LinkSampler> links;
     if (m_config.linkSampleS > 0)
     {
-        links = std::make_unique<LinkSampler>(outDir, topology, m_config.linkSampleS);
+        links = std::make_unique<LinkSampler>(outDir,
+                                              topology,
+                                              m_config.linkSampleS,
+                                              transport->GetLinkCounters());
     }
     PacketCapture capture(outDir, topology, m_config.pcapLinks, m_config.flowmon);
     server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));

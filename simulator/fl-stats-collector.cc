@@ -71,8 +71,10 @@ FlStatsCollector::FlStatsCollector(const std::string& outDir,
 void
 FlStatsCollector::Connect(Ptr<FlServerApp> server,
                           const std::vector<Ptr<FlClientApp>>& clients,
-                          const NetworkTopology& topology)
+                          const NetworkTopology& topology,
+                          const TransportLinkCounters* counters)
 {
+    m_counters = counters;
     server->TraceConnectWithoutContext("ModelSent",
                                        MakeCallback(&FlStatsCollector::ModelSent, this));
     server->TraceConnectWithoutContext("UpdateArrival",
@@ -88,6 +90,10 @@ FlStatsCollector::Connect(Ptr<FlServerApp> server,
             MakeCallback(&FlStatsCollector::ModelReceived, this));
         clients[i]->TraceConnectWithoutContext("UpdateSent",
                                                MakeCallback(&FlStatsCollector::UpdateSent, this));
+        if (m_counters)
+        {
+            continue;
+        }
         const InstalledLink& link = topology.GetLink(i);
         link.ConnectTransmitted(LinkDirection::Uplink,
                                 MakeCallback(&FlStatsCollector::UplinkTx, this));
@@ -285,6 +291,15 @@ FlStatsCollector::DownlinkTx(Ptr<const Packet> packet)
 void
 FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
 {
+    if (m_counters)
+    {
+        const uint64_t up = m_counters->ClientWireBytes(LinkDirection::Uplink);
+        const uint64_t down = m_counters->ClientWireBytes(LinkDirection::Downlink);
+        m_uplinkWire = up - m_countedUplink;
+        m_downlinkWire = down - m_countedDownlink;
+        m_countedUplink = up;
+        m_countedDownlink = down;
+    }
     for (const auto& [client, weight] : record.aggregateWeights)
     {
         auto it = m_current.find(client);

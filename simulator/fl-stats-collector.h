@@ -76,9 +76,12 @@ class FlStatsCollector
         m_adaptive = adaptive;
     }
 
+    /// With `counters` (a transport that carries no packets) the wire bytes are that
+    /// transport's counts of the clients' links instead of the devices' transmissions.
     void Connect(Ptr<FlServerApp> server,
                  const std::vector<Ptr<FlClientApp>>& clients,
-                 const NetworkTopology& topology);
+                 const NetworkTopology& topology,
+                 const TransportLinkCounters* counters = nullptr);
 
     const RunTotals& Totals() const
     {
@@ -150,6 +153,9 @@ class FlStatsCollector
     uint64_t m_downlinkWire = 0;
     RunTotals m_totals;
     RoundObserver m_observer;
+    const TransportLinkCounters* m_counters = nullptr;
+    uint64_t m_countedUplink = 0;   ///< with counters: their reading at the last round end
+    uint64_t m_countedDownlink = 0;
 };
 
 } // namespace ns3

@@ -24,8 +24,10 @@ CountBytes(uint64_t* bytes, Ptr<const Packet> packet)
 
 LinkSampler::LinkSampler(const std::string& outDir,
                          const NetworkTopology& topology,
-                         double intervalS)
-    : m_intervalS(intervalS)
+                         double intervalS,
+                         const TransportLinkCounters* counters)
+    : m_intervalS(intervalS),
+      m_counters(counters)
 {
     m_csv = fedran::OpenTrace(outDir, "links.csv");
     for (const NamedLinkDirection& named : topology.GetDirections())
@@ -34,8 +36,11 @@ LinkSampler::LinkSampler(const std::string& outDir,
         direction->name = named.name;
         direction->link = named.link;
         direction->direction = named.direction;
-        named.link->ConnectDelivered(named.direction,
-                                     MakeBoundCallback(&CountBytes, &direction->bytes));
+        if (!m_counters)
+        {
+            named.link->ConnectDelivered(named.direction,
+                                         MakeBoundCallback(&CountBytes, &direction->bytes));
+        }
         m_directions.push_back(std::move(direction));
     }
     Simulator::Schedule(Seconds(m_intervalS), &LinkSampler::Sample, this);
@@ -47,11 +52,18 @@ LinkSampler::Sample()
     const double now = Simulator::Now().GetSeconds();
     for (auto& d : m_directions)
     {
+        if (m_counters)
+        {
+            const uint64_t counted = m_counters->DeliveredBytes(d->link, d->direction);
+            d->bytes = counted - d->counted;
+            d->counted = counted;
+        }
         m_csv->Add(now, 6)
             .Add(d->name)
             .Add(d->link->CapacityBps())
             .Add(static_cast<uint64_t>(std::llround(d->bytes * 8.0 / m_intervalS)));
-        const std::optional<uint64_t> backlog = d->link->QueuedBytes(d->direction);
+        const std::optional<uint64_t> backlog =
+            m_counters ? std::optional<uint64_t>(0) : d->link->QueuedBytes(d->direction);
         if (backlog)
         {
             m_csv->Add(*backlog);

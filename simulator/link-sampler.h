@@ -22,7 +22,12 @@ namespace ns3
 class LinkSampler
 {
   public:
-    LinkSampler(const std::string& outDir, const NetworkTopology& topology, double intervalS);
+    /// With `counters` (a transport that carries no packets), the bytes delivered are that
+    /// transport's and every backlog is 0 (a fluid model has no queues).
+    LinkSampler(const std::string& outDir,
+                const NetworkTopology& topology,
+                double intervalS,
+                const TransportLinkCounters* counters = nullptr);
 
   private:
     struct Direction
@@ -31,6 +36,7 @@ class LinkSampler
         const InstalledLink* link = nullptr;
         LinkDirection direction = LinkDirection::Uplink;
         uint64_t bytes = 0; ///< delivered since the last sample
+        uint64_t counted = 0; ///< with counters: their reading at the last sample
     };
 
     void Sample();
@@ -38,6 +44,7 @@ class LinkSampler
     std::unique_ptr<fedran::CsvWriter> m_csv;
     std::vector<std::unique_ptr<Direction>> m_directions;
     double m_intervalS;
+    const TransportLinkCounters* m_counters = nullptr;
 };
 
 } // namespace ns3

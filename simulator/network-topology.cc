@@ -184,7 +184,8 @@ NetworkTopology::LinkModel(const std::string& type)
 }
 
 NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
-                                 const std::vector<uint32_t>& clientGroup)
+                                 const std::vector<uint32_t>& clientGroup,
+                                 bool packetBackground)
 {
     const std::vector<fedran::HubConfig>& hubs = config.network.hubs;
     m_server.Create(1);
@@ -217,6 +218,11 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
         config.network.coreRateBps);
     m_serverAddress = serverAddress;
     SetDefaultRoute(coreDevices.Get(0), routerCoreAddress);
+    m_transportLinks.push_back({m_router.Get(0)->GetId(),
+                                m_server.Get(0)->GetId(),
+                                m_coreLink.get(),
+                                config.network.coreDelayS,
+                                nullptr});
 
     // Which hub each client hangs off: a group's clients take its hubs in turn.
     std::vector<int32_t> clientHub(clientGroup.size(), -1);
@@ -242,6 +248,7 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
     };
 
     // One /30 per backhaul link; the router or hub learns each as a connected route.
+    std::vector<TransportLink> clientTransport;
     for (uint32_t i = 0; i < clientGroup.size(); ++i)
     {
         const fedran::LinkConfig& link = config.groups.at(clientGroup[i]).backhaul;
@@ -251,6 +258,11 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
         const NetDeviceContainer& devices = installed.GetDevices();
         m_clientDevices.push_back(devices.Get(0));
         m_routerDevices.push_back(devices.Get(1));
+        clientTransport.push_back({m_clients.Get(i)->GetId(),
+                                   upstream(clientHub[i])->GetId(),
+                                   &installed,
+                                   link.delayS,
+                                   link.background ? &*link.background : nullptr});
         if (installed.RoutesClient())
         {
             continue;
@@ -258,7 +270,10 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
         const Ipv4Address gateway = AssignLink(devices, plan.clientLink[i]).second;
         SetHostQueue(devices.Get(0), 1);
         SetDefaultRoute(devices.Get(0), gateway);
-        m_background.Install(installed, link);
+        if (packetBackground)
+        {
+            m_background.Install(installed, link);
+        }
     }
 
     // Each hub's link to its parent; the parent routes the hub's block through it.
@@ -273,8 +288,23 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
         const auto [hubAddress, parentAddress] = AssignLink(devices, plan.hubLink[h]);
         SetDefaultRoute(devices.Get(0), parentAddress);
         AddBlockRoute(devices.Get(1), plan.hubBlock[h], hubAddress);
-        m_background.Install(installed, link);
+        m_transportLinks.push_back({m_hubs.Get(h)->GetId(),
+                                    upstream(hubs[h].parent)->GetId(),
+                                    &installed,
+                                    link.delayS,
+                                    link.background ? &*link.background : nullptr});
+        if (packetBackground)
+        {
+            m_background.Install(installed, link);
+        }
     }
+    m_transportLinks.insert(m_transportLinks.end(), clientTransport.begin(), clientTransport.end());
+}
+
+TransportTopology
+NetworkTopology::GetTransportTopology() const
+{
+    return TransportTopology{m_transportLinks};
 }
 
 std::vector<NamedLinkDirection>

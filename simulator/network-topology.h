@@ -2,6 +2,7 @@
 #define FEDRAN_SIMULATOR_NETWORK_TOPOLOGY_H
 
 #include "models/ns3/model/backhaul-link.h"
+#include "models/ns3/model/transport-topology.h"
 #include "simulator/background-traffic.h"
 #include "simulator/scenario/scenario.h"
 
@@ -52,7 +53,11 @@ class NetworkTopology
 {
   public:
     /// Builds nodes, links, addresses and routes; client i belongs to group clientGroup[i].
-    NetworkTopology(const fedran::ScenarioConfig& config, const std::vector<uint32_t>& clientGroup);
+    /// Background traffic is installed as packet sources when `packetBackground`; a
+    /// transport that carries no packets makes its own (GetTransportTopology).
+    NetworkTopology(const fedran::ScenarioConfig& config,
+                    const std::vector<uint32_t>& clientGroup,
+                    bool packetBackground = true);
 
     Ptr<Node> GetServer() const
     {
@@ -143,6 +148,11 @@ class NetworkTopology
     /// an unknown name.
     NamedLinkDirection GetDirection(const std::string& name) const;
 
+    /// The tree as a transport that does not carry packets needs it: every link with the
+    /// node ids of its two ends, its probes and its background settings; core link first,
+    /// then the hubs', then the clients'. `config` must outlive the result (background).
+    TransportTopology GetTransportTopology() const;
+
     /// Fixes the random streams of every link and its background; returns the number used.
     int64_t AssignStreams(int64_t stream);
 
@@ -164,6 +174,7 @@ class NetworkTopology
     std::vector<std::unique_ptr<InstalledLink>> m_hubLinks;
     std::vector<std::string> m_hubNames;
     std::vector<std::string> m_clientHub;
+    std::vector<TransportLink> m_transportLinks; ///< GetTransportTopology's, in its order
     std::map<std::string, std::unique_ptr<BackhaulLink>> m_linkModels; ///< one per link type
     BackgroundTraffic m_background;
 };

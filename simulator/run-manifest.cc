@@ -85,6 +85,7 @@ WriteRunManifest(const std::string& outDir,
     manifest["fedran_version"] = FedranVersion();
     manifest["name"] = config.name;
     manifest["seed"] = config.seed;
+    manifest["transport"] = config.network.transport; // network.transport: "tcp" or "flow"
     if (status == RunStatus::Interrupted)
     {
         manifest["interrupted_by"] = signal;

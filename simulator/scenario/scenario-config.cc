@@ -229,6 +229,17 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         clients += group.count;
     }
     ReadCaptureOutputs(output, clients, config, errors);
+    // The flow-level transport moves no packets: there would be nothing to capture.
+    if (config.network.transport == "flow" && !config.pcapLinks.empty())
+    {
+        errors.push_back("output.pcap: network.transport \"flow\" carries no packets; "
+                         "packet captures need \"tcp\"");
+    }
+    if (config.network.transport == "flow" && config.flowmon)
+    {
+        errors.push_back("output.flowmon: network.transport \"flow\" carries no packets; "
+                         "FlowMonitor needs \"tcp\"");
+    }
     return config;
 }
 

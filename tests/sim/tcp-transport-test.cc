@@ -124,7 +124,7 @@ TEST(TcpTransport, OneMegabyteOverTenMegabitsTakesAboutEightHundredMilliseconds)
 
 TEST(TransportRegistry, NamesPickTheirTransport)
 {
-    EXPECT_EQ(MessageTransportNames(), std::vector<std::string>{"tcp"});
+    EXPECT_EQ(MessageTransportNames(), (std::vector<std::string>{"tcp", "flow"}));
     Ptr<MessageTransport> tcp = CreateMessageTransport("tcp");
     ASSERT_NE(tcp, nullptr);
     EXPECT_EQ(tcp->GetInstanceTypeId().GetName(), "ns3::TcpMessageTransport");

@@ -4,6 +4,7 @@
 #include "models/ns3/model/microwave-link.h"
 #include "models/ns3/model/point-to-point-link.h"
 #include "models/ns3/model/trace-link.h"
+#include "models/ns3/model/variable-rate-link.h"
 
 #include <ns3/point-to-point-net-device.h>
 #include <ns3/queue-disc.h>
@@ -56,6 +57,35 @@ CheckBackhaulLink(const fedran::LinkConfig& config)
 InstalledLink::InstalledLink(NetDeviceContainer devices)
     : m_devices(std::move(devices))
 {
+}
+
+bool
+InstalledLink::ConnectCapacityChanged(Callback<void>) const
+{
+    return false;
+}
+
+namespace
+{
+
+void
+CapacityTraced(Callback<void> onChange, uint64_t, uint64_t)
+{
+    onChange();
+}
+
+} // namespace
+
+bool
+PointToPointInstalledLink::ConnectCapacityChanged(Callback<void> onChange) const
+{
+    Ptr<VariableRateLink> variable = GetDevices().Get(0)->GetObject<VariableRateLink>();
+    if (!variable)
+    {
+        return false;
+    }
+    return variable->TraceConnectWithoutContext("Capacity",
+                                                MakeBoundCallback(&CapacityTraced, onChange));
 }
 
 Ptr<NetDevice>

@@ -69,6 +69,10 @@ class InstalledLink
 
     /// Capacity now, in bits/s; 0 while the link is out.
     virtual uint64_t CapacityBps() const = 0;
+    /// Calls `onChange` whenever CapacityBps() changes (a modulation step, an outage, a trace
+    /// step), for models that know when; false, and nothing connected, for the others (their
+    /// readers poll CapacityBps() when they need it).
+    virtual bool ConnectCapacityChanged(Callback<void> onChange) const;
     /// SNR now, in dB; NaN for models without one.
     virtual double SnrDb() const = 0;
     /// The capacity background load is a fraction of (p2p: rate; microwave: clear sky;
@@ -105,6 +109,8 @@ class PointToPointInstalledLink : public InstalledLink
     bool ConnectFrames(LinkDirection direction, PacketSink sink) const override;
     std::optional<uint64_t> QueuedBytes(LinkDirection direction) const override;
     uint64_t CapacityBps() const override;
+    /// Through the VariableRateLink aggregated to the devices, if the model made one.
+    bool ConnectCapacityChanged(Callback<void> onChange) const override;
     double SnrDb() const override;
     uint64_t NominalRateBps() const override;
     double ReadyS() const override;

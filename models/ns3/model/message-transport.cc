@@ -92,6 +92,7 @@ struct TransportEntry
 // The registry: one line per transport.
 constexpr TransportEntry kTransports[] = {
     {"tcp", "ns3::TcpMessageTransport"},
+    {"flow", "ns3::FlowMessageTransport"},
 };
 
 } // namespace

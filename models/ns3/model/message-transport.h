@@ -9,6 +9,7 @@
 // its scenario name in kTransports in message-transport.cc ("network.transport").
 
 #include "models/fl/update-frame.h"
+#include "models/ns3/model/transport-topology.h"
 
 #include <ns3/address.h>
 #include <ns3/callback.h>
@@ -107,6 +108,32 @@ class MessageTransport : public Object
     /// Opens a channel from `node` to `server`; `onConnected` runs when it can carry data, or
     /// with a null channel when the connection could not be made (the caller may try again).
     virtual void Connect(Ptr<Node> node, const Address& server, ChannelCallback onConnected) = 0;
+
+    /// Whether the bytes cross the network as ns-3 packets through the link devices (so that
+    /// device traces, pcap files, FlowMonitor and packet background traffic see them).
+    virtual bool CarriesPackets() const
+    {
+        return true;
+    }
+
+    /// The network the transport's channels cross, before any Listen or Connect; a transport
+    /// that carries packets ignores it (ns-3 routing finds the way).
+    virtual void SetTopology(const TransportTopology& /* topology */)
+    {
+    }
+
+    /// Byte counts of the links, for a transport that does not carry packets; nullptr when
+    /// the devices' traces count the bytes.
+    virtual const TransportLinkCounters* GetLinkCounters() const
+    {
+        return nullptr;
+    }
+
+    /// Fixes the transport's own random streams (background processes); returns streams used.
+    virtual int64_t AssignStreams(int64_t /* stream */)
+    {
+        return 0;
+    }
 };
 
 /// The transport a scenario names ("network.transport"); throws std::invalid_argument for an

@@ -29,6 +29,8 @@ void
 VariableRateLink::Attach(const NetDeviceContainer& devices)
 {
     m_devices = devices;
+    // Aggregated to the link's device, so that InstalledLink::ConnectCapacityChanged finds it.
+    m_devices.Get(0)->AggregateObject(this);
     for (uint32_t i = 0; i < 2; ++i)
     {
         m_errors[i] = CreateObject<RateErrorModel>();

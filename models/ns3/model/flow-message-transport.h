@@ -1,0 +1,122 @@
+#ifndef FEDRAN_MODELS_NS3_MODEL_FLOW_MESSAGE_TRANSPORT_H
+#define FEDRAN_MODELS_NS3_MODEL_FLOW_MESSAGE_TRANSPORT_H
+
+// network.transport "flow": messages cross the topology as flows of a fluid model
+// (models/flow/) instead of ns-3 packets. The applications, frames, codecs and decoding are
+// the packet mode's; a channel is a TCP connection's two byte streams, each sending its
+// messages one after the other as TCP flows. docs/flow-validation.md compares it with "tcp".
+
+#include "models/ns3/model/flow-network.h"
+#include "models/ns3/model/message-transport.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+
+namespace ns3
+{
+
+class FlowMessageTransport;
+
+/// One end of a flow-level connection.
+class FlowMessageChannel : public MessageChannel
+{
+  public:
+    static TypeId GetTypeId();
+
+    void Send(std::vector<uint8_t> message) override;
+    void Close() override;
+    void Abort() override;
+
+  private:
+    friend class FlowMessageTransport;
+
+    FlowMessageTransport* m_transport = nullptr;
+    uint64_t m_connection = 0;
+    int m_side = 0; ///< 0: the client's end, 1: the server's
+};
+
+/// Connections between clients and the server over a FlowNetwork of the topology.
+class FlowMessageTransport : public MessageTransport
+{
+  public:
+    static TypeId GetTypeId();
+
+    void Listen(Ptr<Node> node, uint16_t port, ChannelCallback onAccept) override;
+    void Connect(Ptr<Node> node, const Address& server, ChannelCallback onConnected) override;
+    bool CarriesPackets() const override
+    {
+        return false;
+    }
+    void SetTopology(const TransportTopology& topology) override;
+    const TransportLinkCounters* GetLinkCounters() const override;
+    int64_t AssignStreams(int64_t stream) override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    friend class FlowMessageChannel;
+
+    struct Message
+    {
+        std::vector<uint8_t> bytes;
+        Time handedOver;
+    };
+
+    /// One direction of a connection: side `from`'s stream to the other side.
+    struct Stream
+    {
+        std::deque<Message> queue;
+        uint64_t transfer = 0; ///< the flow of the message being sent; 0: idle
+        uint64_t cwnd = 0;     ///< segments, kept between messages as TCP keeps its window
+        bool finPending = false;
+        fedran::FrameReassembler reassembler;
+    };
+
+    struct Connection
+    {
+        FlowNetwork::Path path;
+        Ptr<FlowMessageChannel> end[2];
+        bool open[2] = {true, true};
+        Stream stream[2]; ///< [0]: client to server (uplink), [1]: server to client
+        Time rtt;
+    };
+
+    struct Listener
+    {
+        uint32_t node;
+        ChannelCallback onAccept;
+    };
+
+    void TryConnect(uint32_t node, uint32_t server, ChannelCallback onConnected, uint32_t attempt);
+    void Established(uint32_t node, uint32_t server, ChannelCallback onConnected);
+    void Send(uint64_t connection, int side, std::vector<uint8_t> message);
+    void Close(uint64_t connection, int side);
+    void Abort(uint64_t connection, int side);
+    void StartNext(uint64_t connection, int side);
+    void Sent(uint64_t connection,
+              int side,
+              std::shared_ptr<Message> message,
+              Time started,
+              Time arrival,
+              Time ackDelay);
+    void Arrive(uint64_t connection,
+                int side,
+                std::shared_ptr<Message> message,
+                Time firstByte);
+    void Acknowledged(uint64_t connection, int side, uint64_t bytes, Time handedOver);
+    void PeerEnded(uint64_t connection, int side, bool reset);
+    /// The server node listening at `address`; throws if none.
+    uint32_t ServerAt(const Address& address) const;
+
+    fedran::TcpFlowSettings m_tcp;
+    std::unique_ptr<FlowNetwork> m_network;
+    std::vector<Listener> m_listeners;
+    std::map<uint64_t, Connection> m_connections;
+    uint64_t m_nextConnection = 1;
+};
+
+} // namespace ns3
+
+#endif

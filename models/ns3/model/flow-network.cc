@@ -1,0 +1,473 @@
+#include "models/ns3/model/flow-network.h"
+
+#include <ns3/double.h>
+#include <ns3/error-model.h>
+#include <ns3/log.h>
+#include <ns3/point-to-point-channel.h>
+#include <ns3/point-to-point-net-device.h>
+#include <ns3/pointer.h>
+#include <ns3/simulator.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowNetwork");
+
+namespace
+{
+
+/// A SYN or SYN-ACK with ns-3's options (window scale, timestamps, SACK permitted) on the
+/// wire, and the handshake's final ACK.
+constexpr double kSynWireBytes = 58;
+constexpr double kAckWireBytes = 54;
+
+/// The one-way delay of a link over a point-to-point channel (read now: trace links change it).
+double
+ChannelDelayS(const TransportLink& link)
+{
+    Ptr<Channel> channel = link.link->GetDevices().Get(0)->GetChannel();
+    if (Ptr<PointToPointChannel> p2p = DynamicCast<PointToPointChannel>(channel))
+    {
+        TimeValue delay;
+        p2p->GetAttribute("Delay", delay);
+        return delay.Get().GetSeconds();
+    }
+    return link.delayS;
+}
+
+/// The probability that the receiver's error model drops a full segment (p2p, microwave and
+/// trace links lose packets through one).
+double
+ReceiveLoss(const TransportLink& link, LinkDirection direction, uint32_t wireBytes)
+{
+    Ptr<PointToPointNetDevice> receiver =
+        DynamicCast<PointToPointNetDevice>(link.link->GetReceiver(direction));
+    if (!receiver)
+    {
+        return 0.0;
+    }
+    PointerValue value;
+    receiver->GetAttribute("ReceiveErrorModel", value);
+    Ptr<RateErrorModel> errors = value.Get<RateErrorModel>();
+    if (!errors || !errors->IsEnabled())
+    {
+        return 0.0;
+    }
+    const double rate = std::clamp(errors->GetRate(), 0.0, 1.0);
+    switch (errors->GetUnit())
+    {
+    case RateErrorModel::ERROR_UNIT_BIT:
+        return 1.0 - std::pow(1.0 - rate, wireBytes * 8.0);
+    case RateErrorModel::ERROR_UNIT_BYTE:
+        return 1.0 - std::pow(1.0 - rate, wireBytes);
+    default:
+        return rate;
+    }
+}
+
+} // namespace
+
+FlowNetwork::FlowNetwork(const TransportTopology& topology, const fedran::TcpFlowSettings& tcp)
+    : m_links(topology.links),
+      m_tcp(tcp)
+{
+    for (uint32_t i = 0; i < m_links.size(); ++i)
+    {
+        const TransportLink& link = m_links[i];
+        m_indexOf[link.link] = i;
+        m_upLinkOf[link.child] = i;
+        const double capacity = static_cast<double>(link.link->CapacityBps());
+        m_fluid.AddLink(capacity); // uplink: 2 i
+        m_fluid.AddLink(capacity); // downlink: 2 i + 1
+        link.link->ConnectCapacityChanged(
+            Callback<void>(MakeCallback(&FlowNetwork::CapacityChanged, this).Bind(i)));
+        if (link.background && link.background->load > 0.0)
+        {
+            const fedran::BackgroundConfig& bg = *link.background;
+            // load counts whole frames on the wire, as the fluid links' capacities do.
+            const double rate = bg.PeakFraction() * static_cast<double>(link.link->NominalRateBps());
+            for (LinkDirection direction : {LinkDirection::Uplink, LinkDirection::Downlink})
+            {
+                if (direction == LinkDirection::Uplink ? bg.uplink : bg.downlink)
+                {
+                    Background source;
+                    source.flow = m_fluid.AddFixedFlow(FluidLink(i, direction), 0.0, 0.0);
+                    source.rateBps = rate;
+                    source.meanOnS = bg.meanOnS;
+                    source.meanOffS = bg.onOff ? bg.meanOffS : 0.0;
+                    source.uniform = CreateObject<UniformRandomVariable>();
+                    source.on = CreateObject<ExponentialRandomVariable>();
+                    source.off = CreateObject<ExponentialRandomVariable>();
+                    source.on->SetAttribute("Mean", DoubleValue(source.meanOnS));
+                    source.off->SetAttribute("Mean", DoubleValue(std::max(source.meanOffS, 1e-9)));
+                    m_background.push_back(source);
+                }
+            }
+        }
+    }
+    m_ackBytes.assign(m_fluid.LinkCount(), 0.0);
+    m_starting.assign(m_fluid.LinkCount(), 0);
+    if (!m_background.empty())
+    {
+        Simulator::ScheduleNow(&FlowNetwork::StartBackground, this);
+    }
+}
+
+FlowNetwork::~FlowNetwork()
+{
+    m_next.Cancel();
+    for (auto& [handle, transfer] : m_transfers)
+    {
+        transfer.enter.Cancel();
+    }
+}
+
+double
+FlowNetwork::Now() const
+{
+    return Simulator::Now().GetSeconds();
+}
+
+int64_t
+FlowNetwork::AssignStreams(int64_t stream)
+{
+    // Three per source, as the packet-level BackgroundSource uses.
+    int64_t used = 0;
+    for (Background& source : m_background)
+    {
+        source.uniform->SetStream(stream + used);
+        source.on->SetStream(stream + used + 1);
+        source.off->SetStream(stream + used + 2);
+        used += 3;
+    }
+    return used;
+}
+
+void
+FlowNetwork::StartBackground()
+{
+    for (size_t b = 0; b < m_background.size(); ++b)
+    {
+        Background& source = m_background[b];
+        if (source.meanOffS <= 0.0)
+        {
+            Switch(b, true);
+            continue;
+        }
+        // Stationary start, as BackgroundSource: on with the duty cycle's probability.
+        const double onProbability = source.meanOnS / (source.meanOnS + source.meanOffS);
+        Switch(b, source.uniform->GetValue() < onProbability);
+    }
+}
+
+void
+FlowNetwork::Switch(size_t b, bool on)
+{
+    Background& source = m_background[b];
+    m_fluid.SetFixedRate(source.flow, on ? source.rateBps : 0.0, Now());
+    ScheduleResolve();
+    if (source.meanOffS > 0.0)
+    {
+        const double period = on ? source.on->GetValue() : source.off->GetValue();
+        Simulator::Schedule(Seconds(period), &FlowNetwork::Switch, this, b, !on);
+    }
+}
+
+FlowNetwork::Path
+FlowNetwork::PathTo(uint32_t node, uint32_t root) const
+{
+    Path path;
+    while (node != root)
+    {
+        auto it = m_upLinkOf.find(node);
+        if (it == m_upLinkOf.end() || path.size() > m_links.size())
+        {
+            return {};
+        }
+        path.push_back(it->second);
+        node = m_links[it->second].parent;
+    }
+    return path;
+}
+
+std::vector<fedran::PathHop>
+FlowNetwork::Hops(const Path& path, LinkDirection direction) const
+{
+    std::vector<fedran::PathHop> hops;
+    hops.reserve(path.size());
+    const uint32_t segment = m_tcp.mss + m_tcp.headerBytes;
+    for (uint32_t l : path)
+    {
+        const TransportLink& link = m_links[l];
+        fedran::PathHop hop;
+        hop.capacityBps = static_cast<double>(link.link->CapacityBps());
+        hop.delayS = ChannelDelayS(link);
+        // An outage shows as every packet lost; its capacity 0 says it already.
+        hop.loss = hop.capacityBps > 0.0 ? ReceiveLoss(link, direction, segment) : 0.0;
+        hops.push_back(hop);
+    }
+    return hops;
+}
+
+bool
+FlowNetwork::Up(const Path& path) const
+{
+    return std::all_of(path.begin(), path.end(), [this](uint32_t l) {
+        return m_links[l].link->CapacityBps() > 0;
+    });
+}
+
+void
+FlowNetwork::Refresh(uint32_t l)
+{
+    const double capacity = static_cast<double>(m_links[l].link->CapacityBps());
+    m_fluid.SetCapacity(FluidLink(l, LinkDirection::Uplink), capacity, Now());
+    m_fluid.SetCapacity(FluidLink(l, LinkDirection::Downlink), capacity, Now());
+}
+
+void
+FlowNetwork::CapacityChanged(uint32_t l)
+{
+    Refresh(l);
+    ScheduleResolve();
+}
+
+uint64_t
+FlowNetwork::Start(const Path& path,
+                   LinkDirection direction,
+                   uint64_t payloadBytes,
+                   uint64_t* cwnd,
+                   DoneCallback done)
+{
+    // Capacities are read again at every start: models without change notifications (lte)
+    // are current where a flow begins.
+    for (uint32_t l : path)
+    {
+        Refresh(l);
+    }
+    const std::vector<fedran::PathHop> hops = Hops(path, direction);
+    const double rtt = fedran::PathRttS(hops, m_tcp);
+    const double loss = fedran::PathLoss(hops);
+    Transfer transfer;
+    transfer.path = path;
+    transfer.direction = direction;
+    transfer.payloadBytes = payloadBytes;
+    // Lost segments are sent again: the wire carries 1 / (1 - p) of the data.
+    transfer.wireBits =
+        fedran::DataWireBytes(payloadBytes, m_tcp) * 8.0 / std::max(1e-6, 1.0 - loss);
+    transfer.capBps = fedran::RateCapBps(rtt, loss, m_tcp);
+    transfer.latency = Seconds(fedran::PathLatencyS(hops, m_tcp));
+    double back = 0.0;
+    for (const fedran::PathHop& hop : hops)
+    {
+        back += hop.delayS;
+    }
+    transfer.ackDelay = Seconds(back);
+    transfer.done = std::move(done);
+    transfer.rtt = rtt;
+    transfer.cwnd = cwnd;
+    for (uint32_t l : path)
+    {
+        ++m_starting[FluidLink(l, direction)];
+    }
+    const uint64_t handle = m_nextHandle++;
+    m_transfers.emplace(handle, std::move(transfer));
+    // Transfers starting at one instant (a round's downloads) see each other's slow start.
+    m_beginning.push_back(handle);
+    if (m_beginning.size() == 1)
+    {
+        Simulator::ScheduleNow(&FlowNetwork::Begin, this);
+    }
+    return handle;
+}
+
+void
+FlowNetwork::Begin()
+{
+    const std::vector<uint64_t> handles = std::move(m_beginning);
+    m_beginning.clear();
+    for (uint64_t handle : handles)
+    {
+        auto it = m_transfers.find(handle);
+        if (it == m_transfers.end())
+        {
+            continue; // cancelled at once
+        }
+        Transfer& transfer = it->second;
+        // Slow start at the share the flow would get now: the tightest link's capacity split
+        // with the flows already on it and those in their own slow start.
+        double share = transfer.capBps;
+        for (uint32_t l : transfer.path)
+        {
+            const uint32_t f = FluidLink(l, transfer.direction);
+            share = std::min(share,
+                             m_fluid.Capacity(f) / (m_fluid.ElasticFlows(f) + m_starting[f]));
+        }
+        const fedran::SlowStartResult ss =
+            fedran::SlowStart(transfer.payloadBytes, share, transfer.rtt, *transfer.cwnd, m_tcp);
+        *transfer.cwnd = ss.cwndAfter;
+        transfer.enter = Simulator::Schedule(Seconds(ss.idleS), &FlowNetwork::Enter, this, handle);
+    }
+}
+
+void
+FlowNetwork::Enter(uint64_t handle)
+{
+    Transfer& transfer = m_transfers.at(handle);
+    std::vector<fedran::FluidNetwork::LinkId> links;
+    for (uint32_t l : transfer.path)
+    {
+        links.push_back(FluidLink(l, transfer.direction));
+        --m_starting[links.back()];
+    }
+    transfer.flow = m_fluid.AddFlow(links, transfer.wireBits, transfer.capBps, Now());
+    transfer.inFluid = true;
+    m_handleOf[transfer.flow] = handle;
+    ScheduleResolve();
+}
+
+void
+FlowNetwork::CountAcks(const Transfer& transfer, double fraction)
+{
+    const LinkDirection reverse = transfer.direction == LinkDirection::Uplink
+                                      ? LinkDirection::Downlink
+                                      : LinkDirection::Uplink;
+    const double acks = fedran::AckWireBytes(transfer.payloadBytes, m_tcp) * fraction;
+    for (uint32_t l : transfer.path)
+    {
+        m_ackBytes[FluidLink(l, reverse)] += acks;
+    }
+    m_clientWire[reverse == LinkDirection::Uplink ? 0 : 1] += acks;
+}
+
+void
+FlowNetwork::CountHandshake(const Path& path)
+{
+    for (uint32_t l : path)
+    {
+        m_ackBytes[FluidLink(l, LinkDirection::Uplink)] += kSynWireBytes + kAckWireBytes;
+        m_ackBytes[FluidLink(l, LinkDirection::Downlink)] += kSynWireBytes;
+    }
+    m_clientWire[0] += kSynWireBytes + kAckWireBytes;
+    m_clientWire[1] += kSynWireBytes;
+}
+
+void
+FlowNetwork::Cancel(uint64_t handle)
+{
+    auto it = m_transfers.find(handle);
+    if (it == m_transfers.end())
+    {
+        return;
+    }
+    Transfer& transfer = it->second;
+    transfer.enter.Cancel();
+    if (!transfer.inFluid)
+    {
+        for (uint32_t l : transfer.path)
+        {
+            --m_starting[FluidLink(l, transfer.direction)];
+        }
+    }
+    if (transfer.inFluid)
+    {
+        const double sent = transfer.wireBits - m_fluid.RemainingBits(transfer.flow, Now());
+        m_clientWire[transfer.direction == LinkDirection::Uplink ? 0 : 1] += sent / 8.0;
+        CountAcks(transfer, transfer.wireBits > 0 ? sent / transfer.wireBits : 0.0);
+        m_fluid.RemoveFlow(transfer.flow, Now());
+        m_handleOf.erase(transfer.flow);
+        ScheduleResolve();
+    }
+    m_transfers.erase(it);
+}
+
+void
+FlowNetwork::ScheduleResolve()
+{
+    // Changes made at one instant (a round's downloads) share one recomputation.
+    if (!m_resolvePending)
+    {
+        m_resolvePending = true;
+        Simulator::ScheduleNow(&FlowNetwork::Resolve, this);
+    }
+}
+
+void
+FlowNetwork::Resolve()
+{
+    m_resolvePending = false;
+    const auto next = m_fluid.NextCompletion();
+    m_next.Cancel();
+    if (!next)
+    {
+        return;
+    }
+    // Rounded up to ns-3's nanosecond clock, so that the flow is done when the event runs.
+    const double delay = std::max(0.0, next->first - Now());
+    m_next = Simulator::Schedule(NanoSeconds(static_cast<int64_t>(std::ceil(delay * 1e9))),
+                                 &FlowNetwork::Complete,
+                                 this);
+}
+
+void
+FlowNetwork::Complete()
+{
+    const double now = Now();
+    // Every flow due by now (a nanosecond of rounding allowed) ends in this event.
+    std::vector<uint64_t> finished;
+    while (true)
+    {
+        const auto next = m_fluid.NextCompletion();
+        if (!next || next->first > now + 1e-9)
+        {
+            break;
+        }
+        const uint64_t handle = m_handleOf.at(next->second);
+        m_fluid.RemoveFlow(next->second, now);
+        m_handleOf.erase(next->second);
+        finished.push_back(handle);
+    }
+    for (uint64_t handle : finished)
+    {
+        auto it = m_transfers.find(handle);
+        Transfer transfer = std::move(it->second);
+        m_transfers.erase(it);
+        m_clientWire[transfer.direction == LinkDirection::Uplink ? 0 : 1] +=
+            transfer.wireBits / 8.0;
+        CountAcks(transfer, 1.0);
+        transfer.done(Simulator::Now() + transfer.latency, transfer.ackDelay);
+    }
+    ScheduleResolve();
+}
+
+uint64_t
+FlowNetwork::DeliveredBytes(const InstalledLink* link, LinkDirection direction) const
+{
+    auto it = m_indexOf.find(link);
+    if (it == m_indexOf.end())
+    {
+        return 0;
+    }
+    const uint32_t f = FluidLink(it->second, direction);
+    return static_cast<uint64_t>(std::llround(m_fluid.CarriedBits(f, Now()) / 8.0 + m_ackBytes[f]));
+}
+
+uint64_t
+FlowNetwork::ClientWireBytes(LinkDirection direction) const
+{
+    const int d = direction == LinkDirection::Uplink ? 0 : 1;
+    double bytes = m_clientWire[d];
+    for (const auto& [handle, transfer] : m_transfers)
+    {
+        if (transfer.inFluid && transfer.direction == direction)
+        {
+            bytes += (transfer.wireBits - m_fluid.RemainingBits(transfer.flow, Now())) / 8.0;
+        }
+    }
+    return static_cast<uint64_t>(std::llround(bytes));
+}
+
+} // namespace ns3

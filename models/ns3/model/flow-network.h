@@ -1,0 +1,134 @@
+#ifndef FEDRAN_MODELS_NS3_MODEL_FLOW_NETWORK_H
+#define FEDRAN_MODELS_NS3_MODEL_FLOW_NETWORK_H
+
+// The ns-3 side of the flow-level model: the topology's links as FluidNetwork links (one per
+// direction), paths from a node to the server up the tree's parent pointers, the flows'
+// completion as one scheduled event, capacity changes from the link models, background
+// traffic as fixed-rate flows, and the byte counts links.csv and rounds.csv read.
+
+#include "models/flow/fluid-network.h"
+#include "models/flow/tcp-flow-model.h"
+#include "models/ns3/model/transport-topology.h"
+
+#include <ns3/event-id.h>
+#include <ns3/nstime.h>
+#include <ns3/random-variable-stream.h>
+
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class FlowNetwork : public TransportLinkCounters
+{
+  public:
+    /// Links, in the topology's order: `path` elements index them.
+    using Path = std::vector<uint32_t>;
+
+    /// What a finished flow reports: when its last bit reaches the far end, and the path's
+    /// one-way delay back (for the ACK).
+    using DoneCallback = std::function<void(Time arrival, Time ackDelay)>;
+
+    FlowNetwork(const TransportTopology& topology, const fedran::TcpFlowSettings& tcp);
+    ~FlowNetwork() override;
+
+    /// The links from `node` up to `root`; empty if `node` is not below `root`.
+    Path PathTo(uint32_t node, uint32_t root) const;
+
+    /// The path's hops in `direction` now (capacity, delay, loss).
+    std::vector<fedran::PathHop> Hops(const Path& path, LinkDirection direction) const;
+    /// Whether every link of the path can carry data now.
+    bool Up(const Path& path) const;
+
+    /**
+     * Starts a TCP transfer of `payloadBytes` over `path` in `direction` on a connection whose
+     * window is `*cwnd` segments (updated to the window afterwards, later at this same instant,
+     * so `cwnd` must stay valid until then). After slow start's idle
+     * time it becomes a flow of the wire bits, at its max-min share capped by the window and
+     * the loss bound; `done` runs when its last bit has crossed. Returns its handle.
+     */
+    uint64_t Start(const Path& path,
+                   LinkDirection direction,
+                   uint64_t payloadBytes,
+                   uint64_t* cwnd,
+                   DoneCallback done);
+    /// Stops a transfer (a reset): the bits sent so far stay counted, `done` never runs.
+    void Cancel(uint64_t handle);
+
+    /// Counts a handshake's segments on the client's link.
+    void CountHandshake(const Path& path);
+
+    int64_t AssignStreams(int64_t stream);
+
+    uint64_t DeliveredBytes(const InstalledLink* link, LinkDirection direction) const override;
+    uint64_t ClientWireBytes(LinkDirection direction) const override;
+
+  private:
+    struct Transfer
+    {
+        Path path;
+        LinkDirection direction;
+        uint64_t payloadBytes = 0;
+        double wireBits = 0.0;
+        double capBps = 0.0;
+        Time latency;
+        Time ackDelay;
+        DoneCallback done;
+        double rtt = 0.0;
+        uint64_t* cwnd = nullptr; ///< the connection's window, set when slow start is known
+        EventId enter;        ///< the end of slow start's idle time
+        bool inFluid = false;
+        fedran::FluidNetwork::FlowId flow = 0;
+    };
+
+    struct Background
+    {
+        fedran::FluidNetwork::FlowId flow = 0;
+        double rateBps = 0.0;
+        double meanOnS = 0.0;
+        double meanOffS = 0.0; ///< 0: constant
+        Ptr<UniformRandomVariable> uniform;
+        Ptr<ExponentialRandomVariable> on;
+        Ptr<ExponentialRandomVariable> off;
+    };
+
+    static uint32_t FluidLink(uint32_t link, LinkDirection direction)
+    {
+        return 2 * link + (direction == LinkDirection::Downlink ? 1 : 0);
+    }
+
+    void Begin();
+    void Enter(uint64_t handle);
+    void CapacityChanged(uint32_t link);
+    void Refresh(uint32_t link);
+    void ScheduleResolve();
+    void Resolve();
+    void Complete();
+    void StartBackground();
+    void Switch(size_t background, bool on);
+    void CountAcks(const Transfer& transfer, double fraction);
+    double Now() const;
+
+    std::vector<TransportLink> m_links;
+    std::unordered_map<const InstalledLink*, uint32_t> m_indexOf;
+    std::unordered_map<uint32_t, uint32_t> m_upLinkOf; ///< node id -> the link toward its parent
+    fedran::TcpFlowSettings m_tcp;
+    mutable fedran::FluidNetwork m_fluid; ///< queries settle pending changes
+    std::map<uint64_t, Transfer> m_transfers;
+    std::unordered_map<fedran::FluidNetwork::FlowId, uint64_t> m_handleOf;
+    uint64_t m_nextHandle = 1;
+    std::vector<double> m_ackBytes;   ///< per fluid link: ACK and handshake bytes
+    std::vector<uint32_t> m_starting; ///< per fluid link: transfers still in slow start
+    std::vector<uint64_t> m_beginning; ///< transfers started at this instant
+    double m_clientWire[2] = {0, 0};  ///< FL wire bytes of finished transfers, per direction
+    std::vector<Background> m_background;
+    EventId m_next;
+    bool m_resolvePending = false;
+};
+
+} // namespace ns3
+
+#endif

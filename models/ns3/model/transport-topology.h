@@ -1,0 +1,48 @@
+#ifndef FEDRAN_MODELS_NS3_MODEL_TRANSPORT_TOPOLOGY_H
+#define FEDRAN_MODELS_NS3_MODEL_TRANSPORT_TOPOLOGY_H
+
+// What a transport that does not move packets through ns-3 devices (the flow-level one) needs
+// to know about the network, and what it reports back in place of the devices' byte counts.
+
+#include "models/link-config/link-config.h"
+#include "models/ns3/model/backhaul-link.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/// One link of a tree whose root is the server: `child` sends its uplink toward `parent`.
+struct TransportLink
+{
+    uint32_t child = 0;  ///< node id of the end away from the server
+    uint32_t parent = 0; ///< node id of the end toward the server
+    const InstalledLink* link = nullptr;
+    /// One-way delay where the link's devices do not say (lte: the S1-U delay).
+    double delayS = 0.0;
+    /// The link's background traffic (backhaul.background), if any.
+    const fedran::BackgroundConfig* background = nullptr;
+};
+
+struct TransportTopology
+{
+    std::vector<TransportLink> links;
+};
+
+/// Bytes a transport put on the links itself (the devices see none of them).
+class TransportLinkCounters
+{
+  public:
+    virtual ~TransportLinkCounters() = default;
+
+    /// Every byte `link` delivered in `direction` so far, background included (links.csv).
+    virtual uint64_t DeliveredBytes(const InstalledLink* link, LinkDirection direction) const = 0;
+    /// FL wire bytes (headers, retransmissions and ACKs included) the clients' own links
+    /// carried in `direction` so far: what rounds.csv's *_wire_bytes count in packet mode.
+    virtual uint64_t ClientWireBytes(LinkDirection direction) const = 0;
+};
+
+} // namespace ns3
+
+#endif
