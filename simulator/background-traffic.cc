@@ -42,9 +42,11 @@ BackgroundTraffic::Install(const InstalledLink& link, const fedran::LinkConfig& 
                                " link model gives no nominal capacity");
     }
     const fedran::BackgroundConfig& bg = *config.background;
-    const double peakBps = bg.PeakFraction() * static_cast<double>(link.NominalRateBps());
-    const Time interval = Seconds((bg.packetBytes + kWireOverhead) * 8.0 / peakBps);
-    auto installDirection = [&](Ptr<NetDevice> from, Ptr<NetDevice> to) {
+    auto installDirection = [&](Ptr<NetDevice> from, Ptr<NetDevice> to, LinkDirection direction) {
+        // Each direction a fraction of its own capacity (an asymmetric link's differ).
+        const double peakBps =
+            bg.PeakFraction() * static_cast<double>(link.NominalRateBpsOf(direction));
+        const Time interval = Seconds((bg.packetBytes + kWireOverhead) * 8.0 / peakBps);
         // One discarding sink per node, bound to any address: the router ends every link, and
         // UDP demultiplexing scans a node's sockets, so a sink per link would cost O(links)
         // per background packet there.
@@ -68,7 +70,7 @@ BackgroundTraffic::Install(const InstalledLink& link, const fedran::LinkConfig& 
     {
         if (direction == LinkDirection::Uplink ? bg.uplink : bg.downlink)
         {
-            installDirection(link.GetSender(direction), link.GetReceiver(direction));
+            installDirection(link.GetSender(direction), link.GetReceiver(direction), direction);
         }
     }
 }

@@ -2,6 +2,7 @@
 
 #include "simulator/address-plan.h"
 
+#include <ns3/channel.h>
 #include <ns3/config.h>
 #include <ns3/data-rate.h>
 #include <ns3/internet-stack-helper.h>
@@ -81,9 +82,10 @@ AssignLink(const NetDeviceContainer& devices, uint32_t network)
 }
 
 /**
- * Queues: router and hub ports buffer in a plain FIFO (the device's DropTail queue of 100
- * packets), like a radio or switch port, and an end host (`host`) gets a pfifo_fast sized by
- * HostQueuePackets, because CoDel would drop TCP's window at the sender itself.
+ * Queues: router and hub ports buffer as network.router.queue says (InstallRouterQueue; by
+ * default the device's DropTail queue of 100 packets, like a radio or switch port), and an end host
+ * (`host`) gets a pfifo_fast sized by HostQueuePackets, because CoDel would drop TCP's window at
+ * the sender itself.
  */
 void
 SetHostQueue(Ptr<NetDevice> host, uint32_t hostConnections)
@@ -126,6 +128,45 @@ InstallCoreQueue(Ptr<NetDevice> routerPort, const fedran::ScenarioConfig::Networ
     }
     DynamicCast<PointToPointNetDevice>(routerPort)->GetQueue()->SetMaxSize(QueueSize("1p"));
     return tc.Install(routerPort).Get(0);
+}
+
+/**
+ * A router or hub port toward a site or hub (network.router.queue). "fifo" is the device's own
+ * DropTail queue, resized, with no queue discipline: with the default 100 packets the port is
+ * exactly what it was before the key existed. "red" and "fq_codel" sit in front of a
+ * one-packet device queue, as at the core port, so that the discipline decides drops.
+ */
+void
+InstallRouterQueue(Ptr<NetDevice> port, const fedran::ScenarioConfig::Network& network)
+{
+    Ptr<PointToPointNetDevice> device = DynamicCast<PointToPointNetDevice>(port);
+    const QueueSize limit(QueueSizeUnit::PACKETS, network.routerQueuePackets);
+    if (network.routerQueue == "fifo")
+    {
+        device->GetQueue()->SetMaxSize(limit);
+        return;
+    }
+    TrafficControlHelper tc;
+    if (network.routerQueue == "red")
+    {
+        DataRateValue rate;
+        device->GetAttribute("DataRate", rate);
+        TimeValue delay;
+        device->GetChannel()->GetAttribute("Delay", delay);
+        tc.SetRootQueueDisc("ns3::RedQueueDisc",
+                            "MaxSize",
+                            QueueSizeValue(limit),
+                            "LinkBandwidth",
+                            rate,
+                            "LinkDelay",
+                            delay);
+    }
+    else
+    {
+        tc.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", QueueSizeValue(limit));
+    }
+    device->GetQueue()->SetMaxSize(QueueSize("1p"));
+    tc.Install(port);
 }
 
 uint64_t
@@ -269,6 +310,7 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
         }
         const Ipv4Address gateway = AssignLink(devices, plan.clientLink[i]).second;
         SetHostQueue(devices.Get(0), 1);
+        InstallRouterQueue(devices.Get(1), config.network);
         SetDefaultRoute(devices.Get(0), gateway);
         if (packetBackground)
         {
@@ -286,6 +328,8 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
         const InstalledLink& installed = *m_hubLinks.back();
         const NetDeviceContainer& devices = installed.GetDevices();
         const auto [hubAddress, parentAddress] = AssignLink(devices, plan.hubLink[h]);
+        InstallRouterQueue(devices.Get(0), config.network);
+        InstallRouterQueue(devices.Get(1), config.network);
         SetDefaultRoute(devices.Get(0), parentAddress);
         AddBlockRoute(devices.Get(1), plan.hubBlock[h], hubAddress);
         m_transportLinks.push_back({m_hubs.Get(h)->GetId(),

@@ -39,10 +39,22 @@ struct BackgroundConfig
 
 struct LinkConfig
 {
-    std::string type;     ///< a model registered in MakeBackhaulLink ("p2p", "lte", ...)
-    uint64_t rateBps = 0; ///< p2p: from strings such as "50Mbps"
-    double delayS = 0.0;  ///< p2p, trace: one-way propagation delay, from strings such as "5ms"
-    double loss = 0.0;    ///< p2p, trace: packet loss probability in [0, 1)
+    std::string type;         ///< a model registered in MakeBackhaulLink ("p2p", "lte", ...)
+    uint64_t rateBps = 0;     ///< p2p: from strings such as "50Mbps"
+    double delayS = 0.0;      ///< p2p, trace: one-way propagation delay, from strings such as "5ms"
+    double loss = 0.0;        ///< p2p, trace: packet loss probability in [0, 1)
+    uint64_t rateDownBps = 0; ///< p2p: rate_down (0: absent, the downlink runs at rateBps)
+    double delayDownS = -1.0; ///< p2p: delay_down (< 0: absent, the downlink has delayS)
+
+    uint64_t DownRateBps() const
+    {
+        return rateDownBps > 0 ? rateDownBps : rateBps;
+    }
+
+    double DownDelayS() const
+    {
+        return delayDownS >= 0 ? delayDownS : delayS;
+    }
     /// The whole validated backhaul object: link models read their own keys from it.
     nlohmann::json spec = nlohmann::json::object();
     std::string path; ///< JSON path of the object ("clients.groups.0.backhaul"), for errors

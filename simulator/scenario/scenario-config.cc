@@ -1,8 +1,8 @@
 // Typed settings from a validated scenario, plus the checks that involve several keys and so
 // can't be written in the schema.
 
-#include "compression/codec.h"
 #include "compression/adaptive-ladder.h"
+#include "compression/codec.h"
 #include "models/fl/rate-controller.h"
 #include "simulator/scenario/config-readers.h"
 #include "simulator/scenario/scenario.h"
@@ -37,6 +37,10 @@ ReadLink(const nlohmann::json& link, const std::string& path)
     config.rateBps = link.contains("rate") ? ParseDataRate(link.at("rate").get<std::string>()) : 0;
     config.delayS = link.contains("delay") ? ParseTime(link.at("delay").get<std::string>()) : 0.0;
     config.loss = link.value("loss", 0.0);
+    config.rateDownBps =
+        link.contains("rate_down") ? ParseDataRate(link.at("rate_down").get<std::string>()) : 0;
+    config.delayDownS =
+        link.contains("delay_down") ? ParseTime(link.at("delay_down").get<std::string>()) : -1.0;
     config.spec = link;
     config.path = path;
     return config;
@@ -169,7 +173,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.server.joinTimeoutS = server.at("join_timeout_s").get<double>();
     ServerOptimizerConfig& optimizer = config.server.optimizer;
     optimizer.method = server.at("aggregation").get<std::string>();
-    optimizer.lr = server.contains("server_lr") ? server.at("server_lr").get<double>()
+    optimizer.lr = server.contains("server_lr")    ? server.at("server_lr").get<double>()
                    : optimizer.method == "fedadam" ? 0.01
                                                    : 1.0;
     optimizer.momentum = server.at("server_momentum").get<double>();
@@ -211,6 +215,10 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.network.coreQueue = queue.at("discipline").get<std::string>();
     config.network.coreQueuePackets =
         ReadUint32(queue.at("packets"), "network.core.queue.packets", errors);
+    const json& routerQueue = network.at("router").at("queue");
+    config.network.routerQueue = routerQueue.at("discipline").get<std::string>();
+    config.network.routerQueuePackets =
+        ReadUint32(routerQueue.at("packets"), "network.router.queue.packets", errors);
     config.network.transport = network.at("transport").get<std::string>();
     ReadHubs(scenario, config, errors);
 

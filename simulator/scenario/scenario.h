@@ -118,6 +118,8 @@ struct ScenarioConfig
         double coreDelayS = 0.0;
         std::string coreQueue = "fifo";  ///< network.core.queue.discipline
         uint32_t coreQueuePackets = 100; ///< network.core.queue.packets
+        std::string routerQueue = "fifo";  ///< network.router.queue.discipline
+        uint32_t routerQueuePackets = 100; ///< network.router.queue.packets
         std::string transport; ///< "tcp"
         /// network.hubs, expanded; every parent chain ends at the router (no loops).
         std::vector<HubConfig> hubs;

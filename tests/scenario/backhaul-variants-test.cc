@@ -55,10 +55,11 @@ TEST(BackhaulVariants, UnknownTypeAndMissingKeysAreNamed)
               std::string::npos)
         << unknown;
     EXPECT_NE(unknown.find("did you mean \"microwave\"?"), std::string::npos) << unknown;
-    const std::string noFile = ValidationErrorOf(WithBackhaul({{"type", "trace"}}));
-    EXPECT_NE(noFile.find("clients.groups.0.backhaul.file: missing required key"),
+    // (A trace link's file or uplink is checked by the link model: tests/sim.)
+    const std::string noDistance = ValidationErrorOf(WithBackhaul({{"type", "lte"}}));
+    EXPECT_NE(noDistance.find("clients.groups.0.backhaul.distance_m: missing required key"),
               std::string::npos)
-        << noFile;
+        << noDistance;
     const std::string notObject = ValidationErrorOf(WithBackhaul("p2p"));
     EXPECT_NE(notObject.find("clients.groups.0.backhaul: expected object"), std::string::npos)
         << notObject;

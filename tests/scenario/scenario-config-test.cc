@@ -19,6 +19,23 @@ using test::MinimalScenario;
 using test::Quickstart;
 using test::ScenarioErrorOf;
 
+TEST(ToConfig, RouterQueueDefaultsToTheHundredPacketFifoAndIsRead)
+{
+    const ScenarioConfig defaults = ToConfig(Quickstart());
+    EXPECT_EQ(defaults.network.routerQueue, "fifo");
+    EXPECT_EQ(defaults.network.routerQueuePackets, 100u);
+    json scenario = Quickstart();
+    scenario["network"]["router"] = {{"queue", {{"discipline", "fq_codel"}, {"packets", 425}}}};
+    ValidateScenario(scenario);
+    const ScenarioConfig config = ToConfig(scenario);
+    EXPECT_EQ(config.network.routerQueue, "fq_codel");
+    EXPECT_EQ(config.network.routerQueuePackets, 425u);
+    json bad = Quickstart();
+    bad["network"]["router"] = {{"queue", {{"discipline", "codel"}}}};
+    EXPECT_NE(test::ValidationErrorOf(bad).find("network.router.queue.discipline"),
+              std::string::npos);
+}
+
 TEST(ToConfig, Quickstart)
 {
     const ScenarioConfig config = ToConfig(Quickstart());
@@ -78,6 +95,7 @@ TEST(ToConfig, Quickstart)
                                {"server_tau", 0.001}});
     resolved["output"].update({{"pcap", false}, {"flowmon", false}});
     resolved["network"]["hubs"] = json::array();
+    resolved["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
     EXPECT_FALSE(config.downlinkClientView);
     EXPECT_EQ(config.resolved, resolved) << json::diff(resolved, config.resolved).dump();
 }

@@ -35,7 +35,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     ValidateScenario(scenario);
     // Quickstart spells out every default but the partition settings other than iid's, the
     // synthetic generator, the training options beyond plain SGD, the downlink reference and
-    // the packet captures.
+    // the packet captures and the router's queues.
     expected["data"]["partition"].update({{"alpha", 0.5},
                                           {"min_samples", 10},
                                           {"shards_per_client", 2},
@@ -56,6 +56,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
                                {"server_tau", 0.001}});
     expected["output"].update({{"pcap", false}, {"flowmon", false}});
     expected["network"]["hubs"] = json::array();
+    expected["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
 }
 
@@ -89,6 +90,7 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
         }]},
         "network": {"core": {"rate": "1Gbps", "delay": "10ms",
                              "queue": {"discipline": "fifo", "packets": 100}},
+                    "router": {"queue": {"discipline": "fifo", "packets": 100}},
                     "transport": "tcp", "hubs": []},
         "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
                         "downlink_reference": "model"},

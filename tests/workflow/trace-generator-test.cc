@@ -21,7 +21,10 @@ TEST(TraceGeneratorTest, RewritesTheShippedLteTracesByteForByte)
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     const std::filesystem::path shipped =
         std::filesystem::path(FEDRAN_SOURCE_DIR) / "scenarios" / "traces";
-    for (const char* name : {"lte-uplink-good.csv", "lte-uplink-edge.csv"})
+    for (const char* name : {"lte-uplink-good.csv",
+                             "lte-uplink-edge.csv",
+                             "lte-downlink-good.csv",
+                             "lte-downlink-edge.csv"})
     {
         const std::string written = ReadFile(dir.Path() / name);
         EXPECT_EQ(written.substr(0, 25), "time_s,rate_bps,delay_ms\n") << name;

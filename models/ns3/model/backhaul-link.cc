@@ -139,6 +139,28 @@ PointToPointInstalledLink::QueuedBytes(LinkDirection direction) const
     return bytes + (qdisc ? qdisc->GetNBytes() : 0);
 }
 
+void
+PointToPointInstalledLink::SetDownlink(std::function<uint64_t()> capacityBps,
+                                       uint64_t nominalRateBps)
+{
+    m_downCapacityBps = std::move(capacityBps);
+    m_downNominalRateBps = nominalRateBps;
+}
+
+uint64_t
+PointToPointInstalledLink::CapacityBpsOf(LinkDirection direction) const
+{
+    return direction == LinkDirection::Downlink && m_downCapacityBps ? m_downCapacityBps()
+                                                                     : m_capacityBps();
+}
+
+uint64_t
+PointToPointInstalledLink::NominalRateBpsOf(LinkDirection direction) const
+{
+    return direction == LinkDirection::Downlink && m_downCapacityBps ? m_downNominalRateBps
+                                                                     : m_nominalRateBps;
+}
+
 uint64_t
 PointToPointInstalledLink::CapacityBps() const
 {

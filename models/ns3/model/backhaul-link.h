@@ -78,6 +78,18 @@ class InstalledLink
     /// The capacity background load is a fraction of (p2p: rate; microwave: clear sky;
     /// trace: time-weighted mean; lte: the whole uplink band at the path-loss SNR).
     virtual uint64_t NominalRateBps() const = 0;
+    /// The same for one direction, where the two differ (p2p rate_down, a downlink trace);
+    /// by default a direction has the link's CapacityBps() and NominalRateBps().
+    virtual uint64_t CapacityBpsOf(LinkDirection direction) const
+    {
+        return CapacityBps();
+    }
+
+    virtual uint64_t NominalRateBpsOf(LinkDirection direction) const
+    {
+        return NominalRateBps();
+    }
+
     /// When the link first carries traffic (lte: after the UE has attached); the client's
     /// application starts then.
     virtual double ReadyS() const = 0;
@@ -113,13 +125,21 @@ class PointToPointInstalledLink : public InstalledLink
     bool ConnectCapacityChanged(Callback<void> onChange) const override;
     double SnrDb() const override;
     uint64_t NominalRateBps() const override;
+    uint64_t CapacityBpsOf(LinkDirection direction) const override;
+    uint64_t NominalRateBpsOf(LinkDirection direction) const override;
     double ReadyS() const override;
     bool RoutesClient() const override;
+
+    /// An asymmetric link: the downlink's capacity now and nominal rate (the constructor's
+    /// are then the uplink's; CapacityBps() and NominalRateBps() stay the uplink's).
+    void SetDownlink(std::function<uint64_t()> capacityBps, uint64_t nominalRateBps);
 
   private:
     std::function<uint64_t()> m_capacityBps;
     std::function<double()> m_snrDb;
     uint64_t m_nominalRateBps;
+    std::function<uint64_t()> m_downCapacityBps; ///< empty: as the uplink
+    uint64_t m_downNominalRateBps = 0;
 };
 
 class BackhaulLink

@@ -1,5 +1,7 @@
 #include "models/ns3/model/point-to-point-link.h"
 
+#include "models/ns3/model/asymmetric-link.h"
+
 #include <ns3/data-rate.h>
 #include <ns3/double.h>
 #include <ns3/enum.h>
@@ -13,18 +15,26 @@ namespace ns3
 {
 
 void
-PointToPointLink::Check(const fedran::LinkConfig&) const
+PointToPointLink::Check(const fedran::LinkConfig& config) const
 {
-    // rate, delay and loss are fully checked by the schema.
+    // rate, delay and loss are fully checked by the schema; a downlink needs a rate.
+    if (config.spec.contains("rate_down") && config.rateDownBps == 0)
+    {
+        throw fedran::ScenarioError(config.path + ".rate_down: must be above 0 bit/s");
+    }
 }
 
 std::unique_ptr<InstalledLink>
 PointToPointLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& config)
 {
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(config.rateBps)));
-    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(config.delayS)));
-    NetDeviceContainer devices = p2p.Install(client, router);
+    // rate_down and delay_down make the link asymmetric; without them both directions have
+    // rate and delay, and the link is PointToPointHelper's as before.
+    NetDeviceContainer devices = InstallPointToPoint(client,
+                                                     router,
+                                                     {config.rateBps,
+                                                      config.DownRateBps(),
+                                                      Seconds(config.delayS),
+                                                      Seconds(config.DownDelayS())});
     if (config.loss > 0.0)
     {
         for (uint32_t i = 0; i < devices.GetN(); ++i)
@@ -37,11 +47,17 @@ PointToPointLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::Link
         }
     }
     const uint64_t rate = config.rateBps;
-    return std::make_unique<PointToPointInstalledLink>(
+    auto link = std::make_unique<PointToPointInstalledLink>(
         devices,
         [rate] { return rate; },
         [] { return std::nan(""); },
         rate);
+    const uint64_t down = config.DownRateBps();
+    if (down != rate)
+    {
+        link->SetDownlink([down] { return down; }, down);
+    }
+    return link;
 }
 
 int64_t

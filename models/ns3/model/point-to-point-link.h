@@ -11,7 +11,7 @@ namespace ns3
 /**
  * "p2p": a fixed-rate point-to-point link (ns-3 PointToPointNetDevice, DropTail queue) with a
  * propagation delay and independent packet loss in both directions (RateErrorModel on each
- * receiving device).
+ * receiving device); rate_down and delay_down give the downlink its own rate and delay.
  */
 class PointToPointLink : public BackhaulLink
 {

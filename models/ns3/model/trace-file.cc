@@ -69,11 +69,74 @@ LinkTrace::MeanRate() const
     return periodS > 0 ? bits / periodS : 0.0;
 }
 
+namespace
+{
+
+/// Columns of a CSV trace: up to the uplink's four positional ones, or named ones.
+constexpr const char* kColumns[] = {"time_s",
+                                    "rate_bps",
+                                    "delay_ms",
+                                    "loss",
+                                    "downlink_rate_bps",
+                                    "downlink_delay_ms",
+                                    "downlink_loss"};
+constexpr size_t kColumnCount = 7;
+
+/// The column each known name is in (-1: absent), from a header that names the downlink.
+std::vector<int>
+NamedColumns(const std::string& file, size_t line, const std::vector<std::string>& cells)
+{
+    std::vector<int> at(kColumnCount, -1);
+    for (size_t i = 0; i < cells.size(); ++i)
+    {
+        const std::string name = Trim(cells[i]);
+        size_t k = 0;
+        while (k < kColumnCount && name != kColumns[k])
+        {
+            ++k;
+        }
+        if (k == kColumnCount)
+        {
+            Fail(file,
+                 line,
+                 "unknown column \"" + name +
+                     "\" (a header with downlink_rate_bps "
+                     "names every column: time_s, rate_bps, delay_ms, loss, "
+                     "downlink_rate_bps, downlink_delay_ms, downlink_loss)");
+        }
+        if (at[k] >= 0)
+        {
+            Fail(file, line, "column \"" + name + "\" twice");
+        }
+        at[k] = static_cast<int>(i);
+    }
+    if (at[0] < 0 || at[1] < 0)
+    {
+        Fail(file, line, "a header with downlink_rate_bps needs time_s and rate_bps too");
+    }
+    return at;
+}
+
+void
+FinishTrace(LinkTrace& trace, const std::string& file, size_t line)
+{
+    if (trace.steps.empty())
+    {
+        Fail(file, line, "no trace rows");
+    }
+    const size_t n = trace.steps.size();
+    trace.periodS = n == 1 ? 1.0 : 2 * trace.steps[n - 1].startS - trace.steps[n - 2].startS;
+}
+
+} // namespace
+
 LinkTrace
-ReadCsvTrace(const std::string& file)
+ReadCsvTrace(const std::string& file, LinkTrace* downlink)
 {
     std::ifstream in = Open(file);
     LinkTrace trace;
+    LinkTrace down;
+    std::vector<int> named; // empty: positional columns, uplink only
     std::string text;
     size_t line = 0;
     bool first = true;
@@ -95,47 +158,88 @@ ReadCsvTrace(const std::string& file)
         if (first && !cells.empty() && !ParseNumber(cells[0], time))
         {
             first = false; // a header line
+            for (const std::string& name : cells)
+            {
+                if (Trim(name) == "downlink_rate_bps")
+                {
+                    named = NamedColumns(file, line, cells);
+                }
+            }
             continue;
         }
         first = false;
-        if (cells.size() < 2 || cells.size() > 4)
+        double values[kColumnCount] = {0, 0, -1, -1, 0, -1, -1};
+        if (named.empty())
         {
-            Fail(file, line, "expected time_s,rate_bps[,delay_ms,loss], got " +
-                                 std::to_string(cells.size()) + " cells");
-        }
-        TraceStep step;
-        const char* names[] = {"time_s", "rate_bps", "delay_ms", "loss"};
-        double values[4] = {0, 0, -1, -1};
-        for (size_t i = 0; i < cells.size(); ++i)
-        {
-            if (!ParseNumber(cells[i], values[i]) || values[i] < 0)
+            if (cells.size() < 2 || cells.size() > 4)
             {
-                Fail(file, line, std::string(names[i]) + " \"" + Trim(cells[i]) +
-                                     "\" is not a non-negative number");
+                Fail(file,
+                     line,
+                     "expected time_s,rate_bps[,delay_ms,loss], got " +
+                         std::to_string(cells.size()) + " cells");
+            }
+            for (size_t i = 0; i < cells.size(); ++i)
+            {
+                if (!ParseNumber(cells[i], values[i]) || values[i] < 0)
+                {
+                    Fail(file,
+                         line,
+                         std::string(kColumns[i]) + " \"" + Trim(cells[i]) +
+                             "\" is not a non-negative number");
+                }
             }
         }
+        else
+        {
+            for (size_t k = 0; k < kColumnCount; ++k)
+            {
+                if (named[k] < 0)
+                {
+                    continue;
+                }
+                const size_t i = static_cast<size_t>(named[k]);
+                if (i >= cells.size() || !ParseNumber(cells[i], values[k]) || values[k] < 0)
+                {
+                    Fail(file,
+                         line,
+                         std::string(kColumns[k]) + " \"" +
+                             (i < cells.size() ? Trim(cells[i]) : "") +
+                             "\" is not a non-negative number");
+                }
+            }
+        }
+        TraceStep step;
         step.startS = values[0];
         step.rateBps = values[1];
         step.delayS = values[2] < 0 ? -1.0 : values[2] / 1000.0;
         step.loss = values[3];
-        if (step.loss >= 1.0)
+        const TraceStep downStep{values[0],
+                                 values[4],
+                                 values[5] < 0 ? -1.0 : values[5] / 1000.0,
+                                 values[6]};
+        if (step.loss >= 1.0 || downStep.loss >= 1.0)
         {
             Fail(file, line, "loss must be below 1");
         }
         if (trace.steps.empty() ? step.startS != 0.0 : step.startS <= trace.steps.back().startS)
         {
-            Fail(file, line, trace.steps.empty() ? "the first time_s must be 0"
-                                                 : "time_s must increase");
+            Fail(file,
+                 line,
+                 trace.steps.empty() ? "the first time_s must be 0" : "time_s must increase");
         }
         trace.steps.push_back(step);
+        down.steps.push_back(downStep);
     }
-    if (trace.steps.empty())
+    FinishTrace(trace, file, line);
+    if (downlink)
     {
-        Fail(file, line, "no trace rows");
+        *downlink = LinkTrace();
+        if (!named.empty())
+        {
+            down.periodS = trace.periodS;
+            *downlink = std::move(down);
+        }
     }
-    const size_t n = trace.steps.size();
-    trace.periodS = n == 1 ? 1.0
-                           : 2 * trace.steps[n - 1].startS - trace.steps[n - 2].startS;
     return trace;
 }
 

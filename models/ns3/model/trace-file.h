@@ -31,8 +31,14 @@ struct LinkTrace
  * cell not a number); blank lines skipped. Times start at 0 and increase; each row holds until
  * the next, the last as long as the one before it (1 s for a single row). Throws
  * std::invalid_argument "FILE:LINE: reason".
+ *
+ * A header naming a `downlink_rate_bps` column makes the file carry both directions: then the
+ * columns are found by their header names (time_s, rate_bps, delay_ms, loss for the uplink,
+ * downlink_rate_bps, downlink_delay_ms, downlink_loss for the downlink; time_s and both rates
+ * required, every name known) and `downlink`, if given, receives the downlink trace (the same
+ * times). Without such a column `*downlink` is left empty.
  */
-LinkTrace ReadCsvTrace(const std::string& file);
+LinkTrace ReadCsvTrace(const std::string& file, LinkTrace* downlink = nullptr);
 
 /**
  * Reads a Mahimahi trace: one integer millisecond timestamp per line (non-decreasing), each a

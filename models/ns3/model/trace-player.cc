@@ -25,6 +25,28 @@ TracePlayer::Start(const LinkTrace& trace,
                    double defaultDelayS,
                    double defaultLoss)
 {
+    m_both = true;
+    Begin(trace, link, defaultDelayS, defaultLoss);
+}
+
+void
+TracePlayer::Start(const LinkTrace& trace,
+                   Ptr<VariableRateLink> link,
+                   double defaultDelayS,
+                   double defaultLoss,
+                   VariableRateLink::Way way)
+{
+    m_both = false;
+    m_way = way;
+    Begin(trace, link, defaultDelayS, defaultLoss);
+}
+
+void
+TracePlayer::Begin(const LinkTrace& trace,
+                   Ptr<VariableRateLink> link,
+                   double defaultDelayS,
+                   double defaultLoss)
+{
     m_trace = trace;
     m_link = link;
     m_defaultDelayS = defaultDelayS;
@@ -37,20 +59,32 @@ void
 TracePlayer::Apply(size_t index)
 {
     const TraceStep& step = m_trace.steps[index];
-    m_link->SetRate(static_cast<uint64_t>(std::llround(step.rateBps)));
-    m_link->SetDelay(Seconds(step.delayS < 0 ? m_defaultDelayS : step.delayS));
-    m_link->SetPacketLoss(step.loss < 0 ? m_defaultLoss : step.loss);
+    const uint64_t rate = static_cast<uint64_t>(std::llround(step.rateBps));
+    const Time delay = Seconds(step.delayS < 0 ? m_defaultDelayS : step.delayS);
+    const double loss = step.loss < 0 ? m_defaultLoss : step.loss;
+    if (m_both)
+    {
+        m_link->SetRate(rate);
+        m_link->SetDelay(delay);
+        m_link->SetPacketLoss(loss);
+    }
+    else
+    {
+        m_link->SetRate(m_way, rate);
+        m_link->SetDelay(m_way, delay);
+        m_link->SetPacketLoss(m_way, loss);
+    }
     size_t next = index + 1;
     if (next == m_trace.steps.size())
     {
         next = 0;
         m_loopStart += Seconds(m_trace.periodS);
     }
-    m_next = Simulator::Schedule(m_loopStart + Seconds(m_trace.steps[next].startS) -
-                                     Simulator::Now(),
-                                 &TracePlayer::Apply,
-                                 this,
-                                 next);
+    m_next =
+        Simulator::Schedule(m_loopStart + Seconds(m_trace.steps[next].startS) - Simulator::Now(),
+                            &TracePlayer::Apply,
+                            this,
+                            next);
 }
 
 void

@@ -17,21 +17,34 @@ class TracePlayer : public Object
     static TypeId GetTypeId();
 
     /// Applies step 0 now and schedules the rest; rows without delay or loss use the defaults.
+    /// Both directions of the link follow the trace.
     void Start(const LinkTrace& trace,
                Ptr<VariableRateLink> link,
                double defaultDelayS,
                double defaultLoss);
+    /// The same for one direction of the link only.
+    void Start(const LinkTrace& trace,
+               Ptr<VariableRateLink> link,
+               double defaultDelayS,
+               double defaultLoss,
+               VariableRateLink::Way way);
 
   protected:
     void DoDispose() override;
 
   private:
+    void Begin(const LinkTrace& trace,
+               Ptr<VariableRateLink> link,
+               double defaultDelayS,
+               double defaultLoss);
     void Apply(size_t index);
 
     LinkTrace m_trace;
     Ptr<VariableRateLink> m_link;
     double m_defaultDelayS = 0.0;
     double m_defaultLoss = 0.0;
+    bool m_both = true;
+    VariableRateLink::Way m_way = VariableRateLink::UP;
     Time m_loopStart;
     EventId m_next;
 };

@@ -1,5 +1,8 @@
 #include "models/ns3/model/variable-rate-link.h"
 
+#include "models/ns3/model/asymmetric-link.h"
+
+#include <ns3/abort.h>
 #include <ns3/data-rate.h>
 #include <ns3/point-to-point-channel.h>
 #include <ns3/point-to-point-net-device.h>
@@ -13,15 +16,14 @@ NS_OBJECT_ENSURE_REGISTERED(VariableRateLink);
 TypeId
 VariableRateLink::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::fedran::VariableRateLink")
-            .SetParent<Object>()
-            .SetGroupName("Fedran")
-            .AddConstructor<VariableRateLink>()
-            .AddTraceSource("Capacity",
-                            "Capacity of the link in bits/s (0 while it is out)",
-                            MakeTraceSourceAccessor(&VariableRateLink::m_capacity),
-                            "ns3::TracedValueCallback::Uint64");
+    static TypeId tid = TypeId("ns3::fedran::VariableRateLink")
+                            .SetParent<Object>()
+                            .SetGroupName("Fedran")
+                            .AddConstructor<VariableRateLink>()
+                            .AddTraceSource("Capacity",
+                                            "Capacity of the link in bits/s (0 while it is out)",
+                                            MakeTraceSourceAccessor(&VariableRateLink::m_capacity),
+                                            "ns3::TracedValueCallback::Uint64");
     return tid;
 }
 
@@ -31,77 +33,117 @@ VariableRateLink::Attach(const NetDeviceContainer& devices)
     m_devices = devices;
     // Aggregated to the link's device, so that InstalledLink::ConnectCapacityChanged finds it.
     m_devices.Get(0)->AggregateObject(this);
-    for (uint32_t i = 0; i < 2; ++i)
-    {
-        m_errors[i] = CreateObject<RateErrorModel>();
-        m_devices.Get(i)->SetAttribute("ReceiveErrorModel", PointerValue(m_errors[i]));
-    }
+    // Created in the order of the receiving devices (0 then 1), so that AssignStreams numbers
+    // them as before directions existed: device 0 receives the downlink.
+    m_errors[DOWN] = CreateObject<RateErrorModel>();
+    m_devices.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(m_errors[DOWN]));
+    m_errors[UP] = CreateObject<RateErrorModel>();
+    m_devices.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(m_errors[UP]));
     DataRateValue rate;
     m_devices.Get(0)->GetAttribute("DataRate", rate);
     m_capacity = rate.Get().GetBitRate();
-    ApplyErrors();
+    m_devices.Get(1)->GetAttribute("DataRate", rate);
+    m_capacityDown = rate.Get().GetBitRate();
+    ApplyErrors(UP);
+    ApplyErrors(DOWN);
 }
 
 void
 VariableRateLink::SetRate(uint64_t bps)
 {
-    if (bps == m_capacity)
+    SetRate(UP, bps);
+    SetRate(DOWN, bps);
+}
+
+void
+VariableRateLink::SetRate(Way way, uint64_t bps)
+{
+    const uint64_t now = GetCapacity(way);
+    if (bps == now)
     {
         return;
     }
-    const bool wasOut = m_capacity == 0;
-    m_capacity = bps;
+    if (way == UP)
+    {
+        m_capacity = bps;
+    }
+    else
+    {
+        m_capacityDown = bps;
+    }
     if (bps > 0)
     {
-        for (uint32_t i = 0; i < 2; ++i)
-        {
-            DynamicCast<PointToPointNetDevice>(m_devices.Get(i))->SetDataRate(DataRate(bps));
-        }
+        DynamicCast<PointToPointNetDevice>(m_devices.Get(way))->SetDataRate(DataRate(bps));
     }
-    if (wasOut != (bps == 0))
+    if ((now == 0) != (bps == 0))
     {
-        ApplyErrors();
+        ApplyErrors(way);
     }
 }
 
 void
 VariableRateLink::SetBitErrorRate(double ber)
 {
-    m_unit = RateErrorModel::ERROR_UNIT_BIT;
-    m_errorRate = ber;
-    ApplyErrors();
+    for (Way way : {UP, DOWN})
+    {
+        m_unit[way] = RateErrorModel::ERROR_UNIT_BIT;
+        m_errorRate[way] = ber;
+        ApplyErrors(way);
+    }
 }
 
 void
 VariableRateLink::SetPacketLoss(double loss)
 {
-    m_unit = RateErrorModel::ERROR_UNIT_PACKET;
-    m_errorRate = loss;
-    ApplyErrors();
+    SetPacketLoss(UP, loss);
+    SetPacketLoss(DOWN, loss);
+}
+
+void
+VariableRateLink::SetPacketLoss(Way way, double loss)
+{
+    m_unit[way] = RateErrorModel::ERROR_UNIT_PACKET;
+    m_errorRate[way] = loss;
+    ApplyErrors(way);
 }
 
 void
 VariableRateLink::SetDelay(Time delay)
 {
     // The channel reads its delay at every transmission.
-    m_devices.Get(0)->GetChannel()->SetAttribute("Delay", TimeValue(delay));
+    Ptr<Channel> channel = m_devices.Get(0)->GetChannel();
+    channel->SetAttribute("Delay", TimeValue(delay));
+    if (DynamicCast<AsymmetricPointToPointChannel>(channel))
+    {
+        channel->SetAttribute("DelayDown", TimeValue(delay));
+    }
 }
 
 void
-VariableRateLink::ApplyErrors()
+VariableRateLink::SetDelay(Way way, Time delay)
 {
-    const bool out = m_capacity == 0;
-    for (auto& em : m_errors)
+    Ptr<Channel> channel = m_devices.Get(0)->GetChannel();
+    if (!DynamicCast<AsymmetricPointToPointChannel>(channel))
     {
-        em->SetUnit(out ? RateErrorModel::ERROR_UNIT_PACKET : m_unit);
-        em->SetRate(out ? 1.0 : m_errorRate);
+        NS_ABORT_MSG_IF(way == DOWN, "a downlink delay of its own needs an asymmetric channel");
+        SetDelay(delay);
+        return;
     }
+    channel->SetAttribute(way == UP ? "Delay" : "DelayDown", TimeValue(delay));
+}
+
+void
+VariableRateLink::ApplyErrors(Way way)
+{
+    const bool out = GetCapacity(way) == 0;
+    m_errors[way]->SetUnit(out ? RateErrorModel::ERROR_UNIT_PACKET : m_unit[way]);
+    m_errors[way]->SetRate(out ? 1.0 : m_errorRate[way]);
 }
 
 int64_t
 VariableRateLink::AssignStreams(int64_t stream)
 {
-    return m_errors[0]->AssignStreams(stream) + m_errors[1]->AssignStreams(stream + 1);
+    return m_errors[DOWN]->AssignStreams(stream) + m_errors[UP]->AssignStreams(stream + 1);
 }
 
 void
