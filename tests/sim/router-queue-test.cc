@@ -50,7 +50,8 @@ SlowDownloads(uint32_t packets, size_t& downloads)
     downloads = 0;
     for (const auto& row : ReadCsv(dir.Path() / "out" / "clients.csv"))
     {
-        if (row.at("model_received_s").empty())
+        // A late client's update arriving later has a row of its own (late_arrival).
+        if (row.at("model_received_s").empty() || row.at("status") == "late_arrival")
         {
             continue;
         }
