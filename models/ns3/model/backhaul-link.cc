@@ -85,6 +85,8 @@ PointToPointInstalledLink::ConnectCapacityChanged(Callback<void> onChange) const
         return false;
     }
     return variable->TraceConnectWithoutContext("Capacity",
+                                                MakeBoundCallback(&CapacityTraced, onChange)) &&
+           variable->TraceConnectWithoutContext("CapacityDown",
                                                 MakeBoundCallback(&CapacityTraced, onChange));
 }
 

@@ -24,14 +24,19 @@ namespace
 constexpr double kSynWireBytes = 58;
 constexpr double kAckWireBytes = 54;
 
-/// The one-way delay of a link over a point-to-point channel (read now: trace links change it).
+/// The one-way delay of a direction of a link over a point-to-point channel (read now: trace
+/// links change it); an asymmetric channel has its own "DelayDown".
 double
-ChannelDelayS(const TransportLink& link)
+ChannelDelayS(const TransportLink& link, LinkDirection direction)
 {
     Ptr<Channel> channel = link.link->GetDevices().Get(0)->GetChannel();
     if (Ptr<PointToPointChannel> p2p = DynamicCast<PointToPointChannel>(channel))
     {
         TimeValue delay;
+        if (direction == LinkDirection::Downlink && p2p->GetAttributeFailSafe("DelayDown", delay))
+        {
+            return delay.Get().GetSeconds();
+        }
         p2p->GetAttribute("Delay", delay);
         return delay.Get().GetSeconds();
     }
@@ -79,18 +84,18 @@ FlowNetwork::FlowNetwork(const TransportTopology& topology, const fedran::TcpFlo
         const TransportLink& link = m_links[i];
         m_indexOf[link.link] = i;
         m_upLinkOf[link.child] = i;
-        const double capacity = static_cast<double>(link.link->CapacityBps());
-        m_fluid.AddLink(capacity); // uplink: 2 i
-        m_fluid.AddLink(capacity); // downlink: 2 i + 1
+        m_fluid.AddLink(static_cast<double>(link.link->CapacityBpsOf(LinkDirection::Uplink)));
+        m_fluid.AddLink(static_cast<double>(link.link->CapacityBpsOf(LinkDirection::Downlink)));
         link.link->ConnectCapacityChanged(
             Callback<void>(MakeCallback(&FlowNetwork::CapacityChanged, this).Bind(i)));
         if (link.background && link.background->load > 0.0)
         {
             const fedran::BackgroundConfig& bg = *link.background;
             // load counts whole frames on the wire, as the fluid links' capacities do.
-            const double rate = bg.PeakFraction() * static_cast<double>(link.link->NominalRateBps());
             for (LinkDirection direction : {LinkDirection::Uplink, LinkDirection::Downlink})
             {
+                const double rate =
+                    bg.PeakFraction() * static_cast<double>(link.link->NominalRateBpsOf(direction));
                 if (direction == LinkDirection::Uplink ? bg.uplink : bg.downlink)
                 {
                     Background source;
@@ -203,8 +208,8 @@ FlowNetwork::Hops(const Path& path, LinkDirection direction) const
     {
         const TransportLink& link = m_links[l];
         fedran::PathHop hop;
-        hop.capacityBps = static_cast<double>(link.link->CapacityBps());
-        hop.delayS = ChannelDelayS(link);
+        hop.capacityBps = static_cast<double>(link.link->CapacityBpsOf(direction));
+        hop.delayS = ChannelDelayS(link, direction);
         // An outage shows as every packet lost; its capacity 0 says it already.
         hop.loss = hop.capacityBps > 0.0 ? ReceiveLoss(link, direction, segment) : 0.0;
         hops.push_back(hop);
@@ -215,17 +220,22 @@ FlowNetwork::Hops(const Path& path, LinkDirection direction) const
 bool
 FlowNetwork::Up(const Path& path) const
 {
+    // A handshake needs both directions.
     return std::all_of(path.begin(), path.end(), [this](uint32_t l) {
-        return m_links[l].link->CapacityBps() > 0;
+        return m_links[l].link->CapacityBpsOf(LinkDirection::Uplink) > 0 &&
+               m_links[l].link->CapacityBpsOf(LinkDirection::Downlink) > 0;
     });
 }
 
 void
 FlowNetwork::Refresh(uint32_t l)
 {
-    const double capacity = static_cast<double>(m_links[l].link->CapacityBps());
-    m_fluid.SetCapacity(FluidLink(l, LinkDirection::Uplink), capacity, Now());
-    m_fluid.SetCapacity(FluidLink(l, LinkDirection::Downlink), capacity, Now());
+    for (LinkDirection direction : {LinkDirection::Uplink, LinkDirection::Downlink})
+    {
+        m_fluid.SetCapacity(FluidLink(l, direction),
+                            static_cast<double>(m_links[l].link->CapacityBpsOf(direction)),
+                            Now());
+    }
 }
 
 void

@@ -23,6 +23,10 @@ VariableRateLink::GetTypeId()
                             .AddTraceSource("Capacity",
                                             "Capacity of the link in bits/s (0 while it is out)",
                                             MakeTraceSourceAccessor(&VariableRateLink::m_capacity),
+                                            "ns3::TracedValueCallback::Uint64")
+                            .AddTraceSource("CapacityDown",
+                                            "Capacity of the downlink in bits/s (0 while it is out)",
+                                            MakeTraceSourceAccessor(&VariableRateLink::m_capacityDown),
                                             "ns3::TracedValueCallback::Uint64");
     return tid;
 }

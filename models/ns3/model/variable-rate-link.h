@@ -55,7 +55,7 @@ class VariableRateLink : public Object
     /// The uplink's capacity (as before directions existed); GetCapacity(DOWN) the downlink's.
     uint64_t GetCapacity(Way way = UP) const
     {
-        return way == UP ? m_capacity.Get() : m_capacityDown;
+        return way == UP ? m_capacity.Get() : m_capacityDown.Get();
     }
 
     int64_t AssignStreams(int64_t stream);
@@ -70,7 +70,7 @@ class VariableRateLink : public Object
     /// m_errors[w]: the error model on the receiver of direction w (device 1 - w).
     Ptr<RateErrorModel> m_errors[2];
     TracedValue<uint64_t> m_capacity; ///< uplink bits/s now, 0 while out
-    uint64_t m_capacityDown = 0;      ///< downlink bits/s now, 0 while out
+    TracedValue<uint64_t> m_capacityDown = 0; ///< downlink bits/s now, 0 while out
     RateErrorModel::ErrorUnit m_unit[2] = {RateErrorModel::ERROR_UNIT_PACKET,
                                            RateErrorModel::ERROR_UNIT_PACKET};
     double m_errorRate[2] = {0.0, 0.0};
