@@ -22,9 +22,11 @@ def check_path(field, path):
         raise BadInput(f"{field}: '{path}' is set by the sweep itself (use \"seeds\" for seeds)")
 
 
-def check_values(field, values):
+def check_values(field, values, distinct=True):
     if not isinstance(values, list) or not values:
         raise BadInput(f"{field}: must be a non-empty list of values")
+    if not distinct:
+        return
     canonical = [json.dumps(v, sort_keys=True) for v in values]
     if len(set(canonical)) != len(canonical):
         raise BadInput(f"{field}: lists the same value twice")
@@ -79,14 +81,18 @@ def load_sweep(sweep_file):
             raise BadInput(f"zip.{i}: must be a non-empty object of path: [values]")
         lengths = set()
         for path, values in group.items():
+            # One path of a zip group may repeat a value (start_round 1 for several shares);
+            # the group's tuples must differ.
             check_path(f"zip.{i}.{path}", path)
-            check_values(f"zip.{i}.{path}", values)
+            check_values(f"zip.{i}.{path}", values, distinct=False)
             lengths.add(len(values))
         if len(lengths) != 1:
             raise BadInput(f"zip.{i}: its lists must have the same length (got "
                            f"{', '.join(str(len(v)) for v in group.values())})")
         paths = list(group)
-        axes.append((paths, list(zip(*(group[p] for p in paths)))))
+        tuples = list(zip(*(group[p] for p in paths)))
+        check_values(f"zip.{i}", [list(t) for t in tuples])
+        axes.append((paths, tuples))
 
     swept = [p for paths, _ in axes for p in paths]
     for path in swept:

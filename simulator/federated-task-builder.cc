@@ -1,5 +1,7 @@
 #include "simulator/federated-task-builder.h"
 
+#include "models/learning/collusion-oracle.h"
+
 #include "models/learning/idx-reader.h"
 #include "models/learning/partition.h"
 #include "models/learning/synthetic-data.h"
@@ -132,6 +134,24 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
     task->downlinkCodec = config.downlinkCodec;
     task->downlinkClientView = config.downlinkClientView;
     task->robust = config.server.robust;
+    bool colluding = false;
+    bool attacking = false;
+    for (const ClientGroupConfig& group : config.groups)
+    {
+        attacking = attacking || !group.attack.type.empty();
+        colluding = colluding || group.attack.Colluding();
+    }
+    if (attacking)
+    {
+        for (const ClientGroupConfig& group : config.groups)
+        {
+            task->attacks.insert(task->attacks.end(), group.count, group.attack);
+        }
+    }
+    if (colluding)
+    {
+        task->collusion = std::make_shared<CollusionOracle>();
+    }
     return task;
 }
 

@@ -221,6 +221,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
 
     FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
     stats.SetAdaptive(m_config.uplinkCodec.value("type", "") == "adaptive");
+    stats.SetAttacks(m_task->attacks);
     stats.Connect(server, clients, topology, transport->GetLinkCounters());
     std::vector<double> roundWall;
     WallClock::time_point lastRoundEnd;

@@ -249,6 +249,14 @@ FlStatsCollector::WriteClientRow(uint32_t round,
         .Add(m_uplinkCodec);
     AddAdaptiveColumns(row);
     m_clients->Add(m_clientHubs.at(client));
+    if (client < m_attacks.size() && m_attacks[client].Active(round))
+    {
+        m_clients->Add(m_attacks[client].type);
+    }
+    else
+    {
+        m_clients->AddEmpty();
+    }
     if (row.aggregateWeight < 0.0)
     {
         m_clients->AddEmpty();

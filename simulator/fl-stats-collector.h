@@ -5,6 +5,7 @@
 #include "models/ns3/model/fl-server-app.h"
 #include "simulator/csv-writer.h"
 #include "simulator/network-topology.h"
+#include "models/learning/byzantine-config.h"
 
 #include <ns3/packet.h>
 
@@ -76,6 +77,12 @@ class FlStatsCollector
         m_adaptive = adaptive;
     }
 
+    /// Per client id, its attack (FederatedTask::attacks; empty: nobody), for the attack column.
+    void SetAttacks(std::vector<fedran::AttackConfig> attacks)
+    {
+        m_attacks = std::move(attacks);
+    }
+
     /// With `counters` (a transport that carries no packets) the wire bytes are that
     /// transport's counts of the clients' links instead of the devices' transmissions.
     void Connect(Ptr<FlServerApp> server,
@@ -138,6 +145,7 @@ class FlStatsCollector
     std::vector<std::string> m_clientHubs; ///< per client: its hub's name, "" for the router
     std::string m_uplinkCodec;
     bool m_adaptive = false;
+    std::vector<fedran::AttackConfig> m_attacks;
     size_t m_adaptiveColumns = 0; ///< clients.csv's columns from rung on
     std::unique_ptr<fedran::CsvWriter> m_rounds;
     std::unique_ptr<fedran::CsvWriter> m_clients;

@@ -50,7 +50,7 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
         {"name": "upload_start_s", "type": "float", "empty": true, "unit": "s", "description": "when the client handed its update to TCP"},
         {"name": "upload_end_s", "type": "float", "empty": true, "unit": "s", "description": "when the server had the whole update: for `completed` and `late_arrival` rows; empty otherwise"},
         {"name": "train_loss", "type": "float", "unit": "nats", "description": "mean minibatch loss of the client's local training"},
-        {"name": "update_norm", "type": "float", "unit": "", "description": "L2 norm of the client's update (local model minus the model it started from), before compression; 6 significant digits"},
+        {"name": "update_norm", "type": "float", "unit": "", "description": "L2 norm of the client's update (local model minus the model it started from), before compression; for an attacker, of the update it sends (see `attack`); 6 significant digits"},
         {"name": "grad_variance", "type": "float", "unit": "", "description": "estimated variance of the minibatch gradient, tr Cov(g_b): the mean of ‖g_b − g_(b−1)‖² / 2 over consecutive minibatch gradients of the data loss (0 with fewer than two batches); it scales as 1 / batch size, so batch-size and step-size controllers can read it. Formula and bias in `models/learning/local-trainer.h` (`TrainingResult`); 6 significant digits"},
         {"name": "raw_bytes", "type": "int", "unit": "B", "description": "the update as float32 before compression"},
         {"name": "payload_bytes", "type": "int", "unit": "B", "description": "the encoded update frame (header + codec payload); 0 if the upload had not started by the round's end"},
@@ -63,6 +63,7 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
         {"name": "deadline_met", "type": "bool", "empty": true, "unit": "", "description": "adaptive: the update (or skip) arrived before the round closed (`status` completed)"},
         {"name": "skipped", "type": "bool", "empty": true, "unit": "", "description": "adaptive: a lazy-update skip (see docs/adaptive-bitrate.md)"},
         {"name": "hub", "type": "string", "empty": true, "unit": "", "description": "the hub the client hangs off (`clients.groups[].hub`; a family member's own name, e.g. `agg-3`); empty for a client of the aggregation router"},
+        {"name": "attack", "type": "string", "empty": true, "unit": "", "description": "the client's attack (`clients.groups[].attack.type`) if it was active in this round (from `start_round` on); empty for an honest client. See [byzantine.md](byzantine.md)"},
         {"name": "aggregate_weight", "type": "float", "empty": true, "unit": "", "description": "what the client's update counted for in the round's combination (`robust_rule`): `mean` its sample share (majority vote: 1/n), `median` the share of coordinates where its value was the median, `trimmed_mean` its mean weight over coordinates (0 where trimmed), `krum`/`multi_krum` 1/m if chosen else 0, `geometric_median` its Weiszfeld weight, `centered_clipping` its clipping factor / n, `norm_bound` sample share × clipping factor; empty if the update was not aggregated (not `completed`, an omitted skip, or a two-exchange codec); 6 significant digits. See [byzantine.md](byzantine.md)"}
       ]
     },

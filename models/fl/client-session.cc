@@ -1,6 +1,9 @@
 #include "models/fl/client-session.h"
 
+#include "models/fl/byzantine-attack.h"
+
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace fedran
@@ -26,6 +29,11 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     }
     m_trainRng = Rng(m_task->seed, kClientTrainStreamBase + m_config.clientId);
     m_codecRng = Rng(m_task->seed, kClientCodecStreamBase + m_config.clientId);
+    if (m_config.clientId < m_task->attacks.size())
+    {
+        m_attack = m_task->attacks[m_config.clientId];
+    }
+    m_attackRng = Rng(m_task->seed, kClientAttackStreamBase + m_config.clientId);
     // No model copy yet: a site holds one only while it trains (or, with downlink_reference
     // client_view, from its connection on, since the server's frames are relative to it).
 }
@@ -76,6 +84,11 @@ void
 ClientSession::AcceptModel(const Frame& frame)
 {
     m_modelDecoder->BeginRound(frame.header.round); // as the server's encoder was told
+    if (m_attack.Active(frame.header.round) && m_attack.Colluding() && m_task->collusion)
+    {
+        // Taken here, on the simulation's thread, while the round is surely known.
+        m_collusion = m_task->collusion->Round(frame.header.round);
+    }
     const uint64_t size = m_task->model->Layout().TotalSize();
     if (m_task->downlinkClientView)
     {
@@ -133,13 +146,21 @@ EncodedUpdate
 ClientSession::TrainAndEncode(uint32_t round)
 {
     const std::vector<uint32_t>& rows = m_task->partition[m_config.clientId];
-    TrainingResult result = TrainLocal(*m_task->model,
-                                       m_model,
-                                       m_task->data->train,
-                                       rows,
-                                       m_task->training,
-                                       round,
-                                       m_trainRng);
+    TrainingResult result = Train(round);
+    if (m_attack.Active(round) && m_attack.type != "label_flip")
+    {
+        // Before the codec: the frame is valid and of an honest client's size.
+        const HonestStatistics* honest =
+            m_collusion ? &m_collusion->Statistics(*m_task) : nullptr;
+        CorruptUpdate(m_attack, result.update, honest, m_attackRng);
+        double sum = 0.0;
+        for (float v : result.update)
+        {
+            sum += double(v) * double(v);
+        }
+        result.updateNorm = std::sqrt(sum); // of what it sends
+    }
+    m_collusion.reset();
     EncodedUpdate encoded;
     std::vector<uint8_t> payload;
     m_updateEncoder->BeginRound(round);
@@ -173,6 +194,33 @@ ClientSession::TrainAndEncode(uint32_t round)
     encoded.record.gradVariance = result.gradVariance;
     encoded.record.codec = std::string(m_updateEncoder->Name());
     return encoded;
+}
+
+TrainingResult
+ClientSession::Train(uint32_t round)
+{
+    const std::vector<uint32_t>& rows = m_task->partition[m_config.clientId];
+    const Dataset& train = m_task->data->train;
+    if (!(m_attack.Active(round) && m_attack.type == "label_flip"))
+    {
+        return TrainLocal(*m_task->model, m_model, train, rows, m_task->training, round, m_trainRng);
+    }
+    // Data poisoning: the same examples, labels y -> C - 1 - y, in a copy that lives only
+    // while the client trains (rows 0..k-1 of it stand for the client's k examples, in order,
+    // so the minibatch draws are those of honest training).
+    Dataset flipped;
+    flipped.features = train.features;
+    flipped.classes = train.classes;
+    flipped.x.reserve(rows.size() * size_t(train.features));
+    std::vector<uint32_t> local(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+    {
+        const float* row = train.Row(rows[i]);
+        flipped.x.insert(flipped.x.end(), row, row + train.features);
+        flipped.y.push_back(static_cast<uint8_t>(train.classes - 1 - train.y[rows[i]]));
+        local[i] = static_cast<uint32_t>(i);
+    }
+    return TrainLocal(*m_task->model, m_model, flipped, local, m_task->training, round, m_trainRng);
 }
 
 void

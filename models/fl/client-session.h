@@ -11,6 +11,7 @@
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
 #include "models/fl/update-frame.h"
+#include "models/learning/collusion-oracle.h"
 
 #include <cstdint>
 #include <deque>
@@ -107,6 +108,9 @@ class ClientSession
     }
 
   private:
+    /// Local training of `round`: on this client's examples, or, for a label_flip attacker,
+    /// on a copy of them with flipped labels.
+    TrainingResult Train(uint32_t round);
     /// Picks the rung (or a skip) for `result` and encodes; an empty payload is a skip.
     void EncodeAdaptive(uint32_t round,
                         const TrainingResult& result,
@@ -121,6 +125,11 @@ class ClientSession
     std::unique_ptr<control::RateController> m_controller;
     Rng m_trainRng;
     Rng m_codecRng;
+    /// clients.groups[].attack of this client (type empty: honest).
+    AttackConfig m_attack;
+    Rng m_attackRng;
+    /// A colluding attacker's view of the round it trains for (taken when the model arrives).
+    std::shared_ptr<const CollusionRound> m_collusion;
     /// This client's copy of the global model: empty unless it is training (with
     /// downlink_reference client_view, kept from the connection on as the frames' reference).
     std::vector<float> m_model;

@@ -1,5 +1,7 @@
 #include "models/fl/round-coordinator.h"
 
+#include "models/learning/collusion-oracle.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -321,6 +323,11 @@ RoundCoordinator::StartRound()
     m_rule->Reset(m_global.size());
     m_added.clear();
     m_host.RoundStarted(m_round, m_selected);
+    if (m_task->collusion)
+    {
+        // Before any model frame: colluding attackers may ask as soon as theirs arrives.
+        m_task->collusion->BeginRound(m_round, m_global, m_selected, m_task->attacks);
+    }
 
     std::vector<uint8_t> state;
     if (m_exchange)

@@ -27,12 +27,16 @@ enum RngStream : uint64_t
     kClientTrainStreamBase = 1ull << 32,
     kClientCodecStreamBase = 2ull << 32,
     kComputeSpeedStreamBase = 3ull << 32, ///< + group index
+    kClientAttackStreamBase = 4ull << 32, ///< + client id: a Byzantine client's draws
+    kCollusionStreamBase = 5ull << 32,    ///< + client id: the collusion oracle's training
 };
 
 /**
  * Everything about the learning problem that the server and every client share, read-only:
  * the model, the data (held once), each client's slice of it, and how to train and encode.
  */
+class CollusionOracle; // models/learning/collusion-oracle.h
+
 struct FederatedTask
 {
     uint64_t seed = 1;
@@ -47,6 +51,11 @@ struct FederatedTask
     bool downlinkClientView = false;
     /// server.robust: how the server combines the round's updates.
     RobustRuleConfig robust;
+    /// clients.groups[].attack per client id (type empty: honest); empty: nobody attacks.
+    std::vector<AttackConfig> attacks;
+    /// What colluding attackers (alie, ipm) know of each round; set when there are any. The
+    /// server announces each round to it, the attackers ask it (thread-safe).
+    std::shared_ptr<CollusionOracle> collusion;
 };
 
 } // namespace fedran

@@ -1,6 +1,6 @@
 // server.robust and clients.groups[].attack: reading them, and the checks the schema cannot
-// make (a key of another type, a rule inadmissible for clients_per_round or meaningless for
-// the uplink codec).
+// make (a rule's key of another type, a rule inadmissible for clients_per_round or
+// meaningless for the uplink codec, an attack's missing setting).
 
 #include "models/fl/aggregation-rule.h"
 #include "simulator/scenario/config-readers.h"
@@ -9,38 +9,6 @@
 
 namespace fedran
 {
-
-namespace
-{
-
-/// Whether `key` of an attack is a setting of `type`.
-bool
-AttackKeyBelongs(const std::string& key, const std::string& type)
-{
-    if (key == "type" || key == "start_round")
-    {
-        return true;
-    }
-    if (key == "scale")
-    {
-        return type == "sign_flip" || type == "scaled";
-    }
-    if (key == "sigma")
-    {
-        return type == "gaussian";
-    }
-    if (key == "z")
-    {
-        return type == "alie";
-    }
-    if (key == "epsilon")
-    {
-        return type == "ipm";
-    }
-    return false;
-}
-
-} // namespace
 
 RobustRuleConfig
 ReadRobust(const nlohmann::json& server, std::vector<std::string>& errors)
@@ -84,14 +52,8 @@ ReadAttack(const nlohmann::json& attack, const std::string& path, std::vector<st
 {
     AttackConfig config;
     config.type = attack.at("type").get<std::string>();
-    for (const auto& [key, value] : attack.items())
-    {
-        if (!AttackKeyBelongs(key, config.type))
-        {
-            errors.push_back(path + "." + key + ": not a setting of attack type \"" +
-                             config.type + "\"");
-        }
-    }
+    // A key of another type is not an error: one object may carry the settings of every
+    // type a sweep over attack.type goes through (scenarios/sweeps/byzantine.json).
     config.startRound = ReadUint32(attack.at("start_round"), path + ".start_round", errors);
     if (config.type == "scaled" && !attack.contains("scale"))
     {

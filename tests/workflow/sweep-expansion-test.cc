@@ -132,6 +132,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadSweepCase{"ZipLengthsDiffer",
                      {{"name", "x"}, {"zip", {{{"rounds", {1, 2}}, {"training.lr", {0.1}}}}}},
                      "zip.0: its lists must have the same length"},
+        // One path may repeat a value within a zip group; the same tuple twice is an error.
+        BadSweepCase{"ZipRepeatsATuple",
+                     {{"name", "x"},
+                      {"zip", {{{"rounds", {1, 1}}, {"training.lr", {0.1, 0.1}}}}}},
+                     "zip.0: lists the same value twice"},
         BadSweepCase{"SweptTwice",
                      {{"name", "x"}, {"grid", kGrid}, {"zip", {{{"rounds", {1, 2}}}}}},
                      "rounds: swept twice"},
