@@ -162,6 +162,10 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     serverHelper.SetAttribute("JoinTimeout", TimeValue(Seconds(m_config.server.joinTimeoutS)));
     const NodeContainer serverNode(topology.GetServer());
     Ptr<FlServerApp> server = DynamicCast<FlServerApp>(serverHelper.Install(serverNode).Get(0));
+    if (m_config.server.async)
+    {
+        server->SetAsync(m_config.server.asyncConfig);
+    }
 
     auto pool = std::make_shared<ThreadPool>(m_threads);
     FlClientHelper clientHelper(m_task,
@@ -220,6 +224,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     WritePopulation(outDir, groupNames, m_samplesPerSecond, topology);
 
     FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
+    stats.SetAsync(m_config.server.async);
     stats.SetAdaptive(m_config.uplinkCodec.value("type", "") == "adaptive");
     stats.SetAttacks(m_task->attacks);
     stats.Connect(server, clients, topology, transport->GetLinkCounters());

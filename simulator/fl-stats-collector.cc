@@ -32,6 +32,8 @@ StatusName(fedran::UpdateFate fate, bool arrived)
         return "failed";
     case fedran::UpdateFate::Dropped:
         return "dropped";
+    case fedran::UpdateFate::Stale:
+        return "stale";
     }
     return "failed";
 }
@@ -105,6 +107,13 @@ FlStatsCollector::Connect(Ptr<FlServerApp> server,
 void
 FlStatsCollector::ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes)
 {
+    if (m_async)
+    {
+        // A trip: from the model sent to the update's arrival, keyed by the model's round.
+        m_trips[{round, client}].downlinkBytes += frameBytes;
+        m_downlinkPayload += frameBytes;
+        return;
+    }
     m_currentRound = round;
     m_current[client].downlinkBytes += frameBytes; // a two-exchange codec sends more than one
     m_downlinkPayload += frameBytes;
@@ -113,6 +122,14 @@ FlStatsCollector::ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes
 void
 FlStatsCollector::ModelReceived(uint32_t round, uint32_t client, uint64_t)
 {
+    if (m_async)
+    {
+        if (ClientRow* row = FindRow(round, client))
+        {
+            row->modelReceivedS = Simulator::Now().GetSeconds();
+        }
+        return;
+    }
     if (round == m_currentRound && m_current.count(client))
     {
         m_current[client].modelReceivedS = Simulator::Now().GetSeconds();
@@ -122,6 +139,11 @@ FlStatsCollector::ModelReceived(uint32_t round, uint32_t client, uint64_t)
 FlStatsCollector::ClientRow*
 FlStatsCollector::FindRow(uint32_t round, uint32_t client)
 {
+    if (m_async)
+    {
+        auto it = m_trips.find({round, client});
+        return it == m_trips.end() ? nullptr : &it->second;
+    }
     if (round == m_currentRound)
     {
         auto it = m_current.find(client);
@@ -163,6 +185,11 @@ FlStatsCollector::UpdateSent(const fedran::UpdateSentRecord& record)
 void
 FlStatsCollector::UpdateArrival(const fedran::UpdateArrivalRecord& record)
 {
+    if (m_async)
+    {
+        TripEnded(record);
+        return;
+    }
     if (record.round != m_currentRound)
     {
         // A straggler's update, discarded: its `late` row went out when its round ended;
@@ -191,6 +218,29 @@ FlStatsCollector::UpdateArrival(const fedran::UpdateArrivalRecord& record)
     {
         row.uploadEndS = Simulator::Now().GetSeconds();
     }
+}
+
+void
+FlStatsCollector::TripEnded(const fedran::UpdateArrivalRecord& record)
+{
+    auto it = m_trips.find({record.round, record.client});
+    if (it == m_trips.end())
+    {
+        return;
+    }
+    ClientRow& row = it->second;
+    row.arrived = true;
+    row.fate = record.fate;
+    row.skipped = row.skipped || record.skipped;
+    row.modelVersion = record.modelVersion;
+    row.staleness = record.staleness;
+    if (record.staleness >= 0)
+    {
+        row.uploadEndS = Simulator::Now().GetSeconds(); // the update did arrive
+    }
+    // Its row belongs to the server step it counted in (or was discarded at).
+    WriteClientRow(record.step, record.client, row, StatusName(row.fate, true));
+    m_trips.erase(it);
 }
 
 void
@@ -265,6 +315,27 @@ FlStatsCollector::WriteClientRow(uint32_t round,
     {
         m_clients->AddSignificant(row.aggregateWeight, 6);
     }
+    if (m_async)
+    {
+        m_clients->Add(uint64_t(row.modelVersion < 0 ? round - 1 : row.modelVersion));
+    }
+    else
+    {
+        m_clients->Add(uint64_t{round - 1}); // a synchronous round's model is version round − 1
+    }
+    const bool completed = row.arrived && row.fate == fedran::UpdateFate::Accepted;
+    if (row.staleness >= 0)
+    {
+        m_clients->Add(uint64_t(row.staleness));
+    }
+    else if (!m_async && completed)
+    {
+        m_clients->Add(uint64_t{0});
+    }
+    else
+    {
+        m_clients->AddEmpty();
+    }
     m_clients->EndRow();
 }
 
@@ -273,6 +344,12 @@ FlStatsCollector::Finish()
 {
     // Late rows were written when their rounds ended; arrivals not seen by now never came.
     m_late.clear();
+    // Async: sites still training when the last step was taken.
+    for (const auto& [key, row] : m_trips)
+    {
+        WriteClientRow(key.first, key.second, row, "late");
+    }
+    m_trips.clear();
     m_clients->Sync();
 }
 
@@ -316,7 +393,7 @@ FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
             it->second.aggregateWeight = weight;
         }
     }
-    for (uint32_t client : record.selected)
+    for (uint32_t client : m_async ? std::vector<uint32_t>{} : record.selected)
     {
         const ClientRow& row = m_current[client];
         WriteClientRow(record.round, client, row, StatusName(row.fate, row.arrived));
@@ -349,6 +426,7 @@ FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
         .Add(m_totals.uplinkWireBytes)
         .Add(m_totals.uplinkWireBytes + m_totals.downlinkWireBytes)
         .Add(record.robustRule);
+    AddTime(*m_rounds, record.bufferFillS);
     m_rounds->EndRow();
     // On disk before the next round starts: a run killed later keeps every finished round.
     m_clients->Sync();

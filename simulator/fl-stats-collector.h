@@ -85,6 +85,13 @@ class FlStatsCollector
 
     /// With `counters` (a transport that carries no packets) the wire bytes are that
     /// transport's counts of the clients' links instead of the devices' transmissions.
+    /// server.mode async: a clients.csv row per trip (model sent to update arrived), written
+    /// with the server step the update counted in.
+    void SetAsync(bool async)
+    {
+        m_async = async;
+    }
+
     void Connect(Ptr<FlServerApp> server,
                  const std::vector<Ptr<FlClientApp>>& clients,
                  const NetworkTopology& topology,
@@ -127,6 +134,8 @@ class FlStatsCollector
         double measuredBps = -1.0;
         double timeBudgetS = -1.0;
         double aggregateWeight = -1.0; ///< < 0: not aggregated
+        int64_t modelVersion = -1; ///< async: the version trained from
+        int64_t staleness = -1;    ///< async: versions the server moved on meanwhile
     };
 
     /// The row of (round, client) if it is still open: of the current round, or late.
@@ -138,6 +147,8 @@ class FlStatsCollector
     void UpdateArrival(const fedran::UpdateArrivalRecord& record);
     void RoundEnded(const fedran::RoundRecord& record);
     void AddAdaptiveColumns(const ClientRow& row);
+    /// Async: an update arrived (or its client was lost): its row is complete.
+    void TripEnded(const fedran::UpdateArrivalRecord& record);
     void UplinkTx(Ptr<const Packet> packet);
     void DownlinkTx(Ptr<const Packet> packet);
 
@@ -153,6 +164,9 @@ class FlStatsCollector
     /// Rows of late clients, by (round, client), until their update arrives (late_arrival).
     std::map<std::pair<uint32_t, uint32_t>, ClientRow> m_late;
     uint32_t m_currentRound = 0;
+    bool m_async = false;
+    /// Async: open trips, by (model's round, client).
+    std::map<std::pair<uint32_t, uint32_t>, ClientRow> m_trips;
 
     // Counters since the last round ended.
     uint64_t m_uplinkPayload = 0;

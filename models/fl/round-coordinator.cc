@@ -1,12 +1,40 @@
 #include "models/fl/round-coordinator.h"
 
 #include "models/learning/collusion-oracle.h"
+#include "models/fl/async-coordinator.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace fedran
 {
+
+void
+CheckUpdateFrame(const Frame& frame, uint16_t uplinkCodecId)
+{
+    if (frame.header.codec != uplinkCodecId)
+    {
+        throw DecodeError("frame codec id " + std::to_string(frame.header.codec) +
+                              " does not match the configured codec",
+                          6);
+    }
+    if (frame.header.samples == 0)
+    {
+        throw DecodeError("update claims zero training samples", 16);
+    }
+}
+
+std::unique_ptr<ServerCoordinator>
+MakeServerCoordinator(CoordinatorConfig config,
+                      std::shared_ptr<const FederatedTask> task,
+                      CoordinatorHost& host)
+{
+    if (config.async)
+    {
+        return std::make_unique<AsyncCoordinator>(std::move(config), std::move(task), host);
+    }
+    return std::make_unique<RoundCoordinator>(std::move(config), std::move(task), host);
+}
 
 RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
                                    std::shared_ptr<const FederatedTask> task,
@@ -239,16 +267,7 @@ RoundCoordinator::DiscardLate(UpdateArrivalRecord record)
 void
 RoundCoordinator::CheckUplinkFrame(const Frame& frame) const
 {
-    if (frame.header.codec != m_uplinkCodecId)
-    {
-        throw DecodeError("frame codec id " + std::to_string(frame.header.codec) +
-                              " does not match the configured codec",
-                          6);
-    }
-    if (frame.header.samples == 0)
-    {
-        throw DecodeError("update claims zero training samples", 16);
-    }
+    CheckUpdateFrame(frame, m_uplinkCodecId);
 }
 
 void

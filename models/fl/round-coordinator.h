@@ -9,6 +9,7 @@
 
 #include "compression/codec.h"
 #include "models/fl/aggregation-rule.h"
+#include "models/fl/staleness.h"
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
 #include "models/learning/server-optimizer.h"
@@ -70,7 +71,45 @@ struct CoordinatorConfig
     uint32_t expectedClients = 1;
     int64_t deadlineTicks = 0;    ///< from a round's start; host time steps
     int64_t joinTimeoutTicks = 0; ///< from Start()
+    /// server.mode "async": AsyncCoordinator's settings (server.async); unused in sync mode.
+    bool async = false;
+    AsyncConfig asyncConfig;
 };
+
+/**
+ * What the server application drives, in either mode: RoundCoordinator (synchronous rounds)
+ * or AsyncCoordinator (FedAsync / FedBuff). Made by MakeServerCoordinator.
+ */
+class ServerCoordinator
+{
+  public:
+    virtual ~ServerCoordinator() = default;
+
+    /// Arms the join timeout.
+    virtual void Start() = 0;
+    /// Disarms every timer; nothing more happens.
+    virtual void Stop() = 0;
+    /// Whether a join from `client` can be accepted at all (a known client id).
+    virtual bool Admits(uint32_t client) const = 0;
+    /// `client` joined (Admits was true). A client already joined is taken to have
+    /// reconnected: its old session is lost ("dropped", "reconnected") first.
+    virtual void OnJoin(uint32_t client) = 0;
+    /// The connection of a joined client ended; `fate` is Dropped (peer gone) or Failed.
+    virtual void OnClientLost(uint32_t client, UpdateFate fate, const std::string& why) = 0;
+    /// A frame from a client other than a join. Returns why the frame breaks the protocol
+    /// (the host should end that connection), or nothing.
+    virtual std::optional<std::string> OnFrame(const Frame& frame) = 0;
+    virtual void OnTimer(CoordinatorTimer timer) = 0;
+    virtual const std::vector<float>& GlobalParams() const = 0;
+};
+
+/// Throws DecodeError unless an update or reply frame names the uplink codec and a weight.
+void CheckUpdateFrame(const Frame& frame, uint16_t uplinkCodecId);
+
+/// The coordinator for `config`'s mode.
+std::unique_ptr<ServerCoordinator> MakeServerCoordinator(CoordinatorConfig config,
+                                                         std::shared_ptr<const FederatedTask> task,
+                                                         CoordinatorHost& host);
 
 /**
  * Synchronous FedAvg rounds. Each round samples ceil(overSelect x clientsPerRound) idle
@@ -87,7 +126,7 @@ struct CoordinatorConfig
  * every selected client has sent one (or failed), the codec's message goes back to those
  * clients, and their replies make the update.
  */
-class RoundCoordinator
+class RoundCoordinator : public ServerCoordinator
 {
   public:
     RoundCoordinator(CoordinatorConfig config,
@@ -98,24 +137,15 @@ class RoundCoordinator
     RoundCoordinator(const RoundCoordinator&) = delete;
     RoundCoordinator& operator=(const RoundCoordinator&) = delete;
 
-    /// Arms the join timeout.
-    void Start();
-    /// Disarms every timer; nothing more happens.
-    void Stop();
+    void Start() override;
+    void Stop() override;
+    bool Admits(uint32_t client) const override;
+    void OnJoin(uint32_t client) override;
+    void OnClientLost(uint32_t client, UpdateFate fate, const std::string& why) override;
+    std::optional<std::string> OnFrame(const Frame& frame) override;
+    void OnTimer(CoordinatorTimer timer) override;
 
-    /// Whether a join from `client` can be accepted at all (a known client id).
-    bool Admits(uint32_t client) const;
-    /// `client` joined (Admits was true). A client already joined is taken to have
-    /// reconnected: its old session is lost ("dropped", "reconnected") first.
-    void OnJoin(uint32_t client);
-    /// The connection of a joined client ended; `fate` is Dropped (peer gone) or Failed.
-    void OnClientLost(uint32_t client, UpdateFate fate, const std::string& why);
-    /// A frame from a client other than a join. Returns why the frame breaks the protocol
-    /// (the host should end that connection), or nothing.
-    std::optional<std::string> OnFrame(const Frame& frame);
-    void OnTimer(CoordinatorTimer timer);
-
-    const std::vector<float>& GlobalParams() const
+    const std::vector<float>& GlobalParams() const override
     {
         return m_global;
     }

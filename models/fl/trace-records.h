@@ -60,6 +60,7 @@ enum class UpdateFate
     Late,     ///< arrived after its round had ended: recorded, discarded
     Failed,   ///< bad frame or decode error
     Dropped,  ///< the client went away (closed or reset its connection) before its update arrived
+    Stale,    ///< async mode: older than server.async.max_staleness versions, discarded
 };
 
 struct UpdateArrivalRecord
@@ -70,6 +71,12 @@ struct UpdateArrivalRecord
     UpdateFate fate = UpdateFate::Accepted;
     std::string reason;   ///< for Failed and Dropped
     bool skipped = false; ///< a lazy-update skip (Accepted: reused or omitted, see on_skip)
+    /// Async mode: the server step the update counts in (rounds.csv's round), the version
+    /// the client trained from, and how many versions the server moved on meanwhile
+    /// (-1: not known, as for a client lost before its update arrived).
+    uint32_t step = 0;
+    int64_t modelVersion = -1;
+    int64_t staleness = -1;
 };
 
 /// The server closed a round: aggregated, updated and evaluated the global model.
@@ -86,6 +93,7 @@ struct RoundRecord
     /// Per aggregated update (client, AggregationRule::AggregateWeights), in arrival order;
     /// empty for a two-exchange codec, whose server combines the payloads itself.
     std::vector<std::pair<uint32_t, double>> aggregateWeights;
+    double bufferFillS = -1.0; ///< async: first to last update of the step's buffer
 };
 
 } // namespace fedran

@@ -78,7 +78,11 @@ CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors)
 {
     try
     {
-        CheckRobustRule(config.server.robust, config.uplinkCodec, config.server.clientsPerRound);
+        CheckRobustRule(config.server.robust,
+                        config.uplinkCodec,
+                        // In async mode a rule combines one step's buffer of K updates.
+                        config.server.async ? config.server.asyncConfig.buffer
+                                            : config.server.clientsPerRound);
     }
     catch (const RuleConfigError& e)
     {

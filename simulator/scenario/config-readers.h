@@ -55,6 +55,11 @@ AttackConfig ReadAttack(const nlohmann::json& attack,
 
 /// server.robust against the uplink codec and clients_per_round (CheckRobustRule).
 void CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors);
+/// server.mode and server.async; refuses what async mode cannot do (needs the codecs and
+/// compression.downlink_reference already read).
+void ReadAsync(const nlohmann::json& server,
+               ScenarioConfig& config,
+               std::vector<std::string>& errors);
 
 /// "data", "model" and "training" (needs config.rounds already read, for the cosine schedule).
 void ReadLearning(const nlohmann::json& scenario,

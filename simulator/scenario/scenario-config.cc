@@ -226,6 +226,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.downlinkCodec = scenario.at("compression").at("downlink");
     config.downlinkClientView =
         scenario.at("compression").at("downlink_reference").get<std::string>() == "client_view";
+    ReadAsync(server, config, errors);
 
     const json& output = scenario.at("output");
     config.outputDir =

@@ -8,6 +8,7 @@
 // in models/link-config/, which the link models read too.
 
 #include "models/learning/byzantine-config.h"
+#include "models/fl/staleness.h"
 #include "models/learning/client-sizes.h"
 #include "models/learning/compute-speed.h"
 #include "models/learning/csv-reader.h"
@@ -108,6 +109,8 @@ struct ScenarioConfig
         double joinTimeoutS = 30.0; ///< the first round starts by then at the latest
         ServerOptimizerConfig optimizer; ///< "aggregation" and the server_* settings
         RobustRuleConfig robust;         ///< server.robust (absent: type "mean")
+        bool async = false;              ///< server.mode "async"
+        AsyncConfig asyncConfig;         ///< server.async
     } server;
 
     std::vector<ClientGroupConfig> groups;

@@ -125,7 +125,7 @@ class FakeHost : public CoordinatorHost
     }
 
     /// Advances the clock to the timer and fires it.
-    void Fire(CoordinatorTimer timer, RoundCoordinator& coordinator)
+    void Fire(CoordinatorTimer timer, ServerCoordinator& coordinator)
     {
         now = timers.at(timer);
         timers.erase(timer);

@@ -86,6 +86,7 @@ TEST(ToConfig, Quickstart)
     resolved["compression"]["downlink_reference"] = "model";
     resolved["clients"]["groups"][0]["availability"] = json::object();
     resolved["server"].update({{"over_select", 1.0},
+                               {"mode", "sync"},
                                {"join_window_s", 1.0},
                                {"join_timeout_s", 30.0},
                                {"server_lr", 1.0},

@@ -48,6 +48,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     expected["compression"]["downlink_reference"] = "model";
     expected["clients"]["groups"][0]["availability"] = json::object();
     expected["server"].update({{"over_select", 1},
+                               {"mode", "sync"},
                                {"join_window_s", 1},
                                {"join_timeout_s", 30},
                                {"server_momentum", 0.9},
@@ -79,7 +80,7 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
                      "weight_decay": 0, "fedprox_mu": 0, "lr_schedule": {"type": "constant"}},
         "server": {"clients_per_round": 2, "over_select": 1, "deadline_s": 60,
                    "join_window_s": 1, "join_timeout_s": 30, "aggregation": "fedavg",
-                   "server_momentum": 0.9, "server_beta1": 0.9, "server_beta2": 0.99,
+                   "mode": "sync", "server_momentum": 0.9, "server_beta1": 0.9, "server_beta2": 0.99,
                    "server_tau": 0.001},
         "clients": {"groups": [{
             "name": "g",

@@ -109,6 +109,12 @@ FlServerApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
     m_task = std::move(task);
 }
 
+void
+FlServerApp::SetAsync(const fedran::AsyncConfig& config)
+{
+    m_async = config;
+}
+
 int64_t
 FlServerApp::AssignStreams(int64_t stream)
 {
@@ -130,7 +136,12 @@ FlServerApp::StartApplication()
     config.deadlineTicks = m_deadline.GetTimeStep();
     config.joinTimeoutTicks = m_joinTimeout.GetTimeStep();
     fedran::CoordinatorHost& host = *this;
-    m_coordinator = std::make_unique<fedran::RoundCoordinator>(config, m_task, host);
+    if (m_async)
+    {
+        config.async = true;
+        config.asyncConfig = *m_async;
+    }
+    m_coordinator = fedran::MakeServerCoordinator(config, m_task, host);
     m_transport->Listen(GetNode(), m_port, MakeCallback(&FlServerApp::HandleAccept, this));
     m_coordinator->Start();
 }
@@ -238,7 +249,7 @@ void
 FlServerApp::ArmTimer(fedran::CoordinatorTimer timer, int64_t delayTicks)
 {
     m_timers[size_t(timer)] = Simulator::Schedule(TimeStep(delayTicks),
-                                                  &fedran::RoundCoordinator::OnTimer,
+                                                  &fedran::ServerCoordinator::OnTimer,
                                                   m_coordinator.get(),
                                                   timer);
 }

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ns3
@@ -36,6 +37,9 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
 
     /// The learning problem; must be set before the application starts.
     void SetTask(std::shared_ptr<const fedran::FederatedTask> task);
+    /// Asynchronous FL (server.mode "async") with these settings; call before the start.
+    /// Rounds then counts server steps, and ClientsPerRound, OverSelect and Deadline are unused.
+    void SetAsync(const fedran::AsyncConfig& config);
 
     int64_t AssignStreams(int64_t stream);
 
@@ -82,7 +86,8 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     Ptr<MessageTransport> m_transport;
 
     std::shared_ptr<const fedran::FederatedTask> m_task;
-    std::unique_ptr<fedran::RoundCoordinator> m_coordinator;
+    std::unique_ptr<fedran::ServerCoordinator> m_coordinator;
+    std::optional<fedran::AsyncConfig> m_async; ///< set: server.mode async
     Ptr<UniformRandomVariable> m_sampler;
     std::map<uint32_t, Ptr<MessageChannel>> m_channels;     ///< joined clients' channels
     std::map<MessageChannel*, uint32_t> m_clientOfChannel; ///< the reverse of m_channels

@@ -1,0 +1,325 @@
+#include "models/fl/async-coordinator.h"
+
+#include <algorithm>
+
+namespace fedran
+{
+
+AsyncCoordinator::AsyncCoordinator(CoordinatorConfig config,
+                                   std::shared_ptr<const FederatedTask> task,
+                                   CoordinatorHost& host)
+    : m_config(std::move(config)),
+      m_task(std::move(task)),
+      m_host(host),
+      m_idleAt(m_task->partition.size(), -1)
+{
+    const uint64_t size = m_task->model->Layout().TotalSize();
+    m_global.assign(size, 0.0f);
+    Rng initRng(m_task->seed, kModelInitStream);
+    m_task->model->InitParams(m_global, initRng);
+    m_scratch.assign(size, 0.0f);
+    m_combined.assign(size, 0.0f);
+    m_optimizer = MakeServerOptimizer(m_task->serverOptimizer);
+    const auto uplink = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    // A step combines a buffer of K updates as a synchronous round combines its n.
+    m_rule = MakeAggregationRule(RuleArgs{*uplink,
+                                          m_task->robust,
+                                          m_config.asyncConfig.buffer,
+                                          UsesMajorityVote(m_task->uplinkCodec)});
+    m_rule->Reset(size);
+    m_uplinkCodecId = uplink->Id();
+    m_modelEncoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
+    m_codecRng = Rng(m_task->seed, kServerCodecStream);
+}
+
+AsyncCoordinator::~AsyncCoordinator() = default;
+
+void
+AsyncCoordinator::Start()
+{
+    m_joinTimeoutArmed = true;
+    m_host.ArmTimer(CoordinatorTimer::JoinTimeout, m_config.joinTimeoutTicks);
+}
+
+void
+AsyncCoordinator::Stop()
+{
+    if (m_joinTimeoutArmed)
+    {
+        m_joinTimeoutArmed = false;
+        m_host.CancelTimer(CoordinatorTimer::JoinTimeout);
+    }
+    m_finished = true;
+}
+
+bool
+AsyncCoordinator::Admits(uint32_t client) const
+{
+    return client < m_task->partition.size();
+}
+
+void
+AsyncCoordinator::OnJoin(uint32_t client)
+{
+    if (m_joined.count(client))
+    {
+        OnClientLost(client, UpdateFate::Dropped, "reconnected");
+    }
+    m_joined.insert(client);
+    MakeIdle(client);
+    if (!m_started && m_joined.size() >= m_config.expectedClients)
+    {
+        if (m_joinTimeoutArmed)
+        {
+            m_joinTimeoutArmed = false;
+            m_host.CancelTimer(CoordinatorTimer::JoinTimeout);
+        }
+        Begin();
+        return;
+    }
+    Fill();
+}
+
+void
+AsyncCoordinator::OnClientLost(uint32_t client, UpdateFate fate, const std::string& why)
+{
+    if (!m_joined.erase(client))
+    {
+        return;
+    }
+    RemoveIdle(client);
+    m_decoders.erase(client); // a rejoining client's encoder starts afresh
+    const auto training = m_training.find(client);
+    if (training != m_training.end())
+    {
+        UpdateArrivalRecord record;
+        record.round = training->second + 1;
+        record.client = client;
+        record.fate = fate;
+        record.reason = why;
+        record.step = m_version + 1;
+        record.modelVersion = training->second;
+        m_training.erase(training);
+        m_host.UpdateArrived(record);
+        Fill();
+    }
+}
+
+std::optional<std::string>
+AsyncCoordinator::OnFrame(const Frame& frame)
+{
+    if (frame.header.type != FrameType::ClientUpdate)
+    {
+        return "unexpected frame type from a client in async mode";
+    }
+    const uint32_t client = frame.header.client;
+    const auto training = m_training.find(client);
+    if (training == m_training.end() || frame.header.round != training->second + 1)
+    {
+        return "an update for a model this client was not sent";
+    }
+    const uint32_t from = training->second;
+    m_training.erase(training);
+    MakeIdle(client);
+
+    UpdateArrivalRecord record;
+    record.round = frame.header.round;
+    record.client = client;
+    record.frameBytes = kFrameHeaderSize + frame.payload.size();
+    record.step = m_version + 1;
+    record.modelVersion = from;
+    record.staleness = m_version - from;
+    if (m_finished)
+    {
+        record.fate = UpdateFate::Late; // after the last step
+    }
+    else if (m_config.asyncConfig.maxStaleness &&
+             uint32_t(record.staleness) > *m_config.asyncConfig.maxStaleness)
+    {
+        record.fate = UpdateFate::Stale;
+    }
+    else
+    {
+        try
+        {
+            CheckUpdateFrame(frame, m_uplinkCodecId);
+            Fold(client, frame, record);
+            record.fate = UpdateFate::Accepted;
+        }
+        catch (const DecodeError& e)
+        {
+            record.fate = UpdateFate::Failed;
+            record.reason = e.what();
+        }
+    }
+    m_host.UpdateArrived(record);
+    if (record.fate == UpdateFate::Accepted && m_buffered >= m_config.asyncConfig.buffer)
+    {
+        Step();
+    }
+    Fill();
+    return std::nullopt;
+}
+
+void
+AsyncCoordinator::OnTimer(CoordinatorTimer timer)
+{
+    if (timer == CoordinatorTimer::JoinTimeout)
+    {
+        m_joinTimeoutArmed = false;
+        if (!m_started)
+        {
+            Begin();
+        }
+    }
+}
+
+void
+AsyncCoordinator::Begin()
+{
+    m_host.JoinClosed(static_cast<uint32_t>(m_joined.size()), m_config.expectedClients);
+    m_started = true;
+    m_stepStartS = m_host.NowSeconds();
+    m_host.RoundStarted(1, {});
+    Fill();
+}
+
+void
+AsyncCoordinator::Fill()
+{
+    while (m_started && !m_finished && !m_idle.empty() &&
+           m_training.size() < m_config.asyncConfig.concurrency)
+    {
+        const uint32_t pick = m_host.DrawInteger(0, static_cast<uint32_t>(m_idle.size() - 1));
+        Dispatch(m_idle[pick]);
+    }
+}
+
+void
+AsyncCoordinator::Dispatch(uint32_t client)
+{
+    RemoveIdle(client);
+    m_training[client] = m_version;
+    if (!m_modelEncoded)
+    {
+        // Each version is encoded once, however many clients it goes to.
+        m_modelEncoder->BeginRound(m_version + 1);
+        m_modelPayload.clear();
+        m_modelEncoder->Encode(m_task->model->Layout(), m_global, m_codecRng, m_modelPayload);
+        m_modelEncoded = true;
+    }
+    FrameHeader header;
+    header.type = FrameType::GlobalModel;
+    header.codec = m_modelEncoder->Id();
+    header.round = m_version + 1;
+    header.client = client;
+    std::vector<uint8_t> frame = EncodeFrame(header, m_modelPayload);
+    m_host.FrameSent(header.round, client, frame.size());
+    m_host.Send(client, std::move(frame));
+}
+
+void
+AsyncCoordinator::MakeIdle(uint32_t client)
+{
+    if (m_joined.count(client) && m_idleAt[client] < 0)
+    {
+        m_idleAt[client] = static_cast<int64_t>(m_idle.size());
+        m_idle.push_back(client);
+    }
+}
+
+void
+AsyncCoordinator::RemoveIdle(uint32_t client)
+{
+    const int64_t at = m_idleAt[client];
+    if (at < 0)
+    {
+        return;
+    }
+    const uint32_t last = m_idle.back();
+    m_idle[at] = last;
+    m_idleAt[last] = at;
+    m_idle.pop_back();
+    m_idleAt[client] = -1;
+}
+
+void
+AsyncCoordinator::Fold(uint32_t client, const Frame& frame, UpdateArrivalRecord& record)
+{
+    auto& decoder = m_decoders[client];
+    if (!decoder)
+    {
+        decoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    }
+    decoder->BeginRound(frame.header.round); // as the client's encoder was told
+    const double samples = frame.header.samples;
+    const double weight =
+        samples * StalenessWeight(m_config.asyncConfig.staleness, uint32_t(record.staleness));
+    switch (decoder->DecodeUpdate(m_task->model->Layout(), frame.payload, m_scratch))
+    {
+    case Arrival::SkipReuse:
+        record.skipped = true;
+        [[fallthrough]];
+    case Arrival::Update:
+        m_rule->Add(m_scratch, weight);
+        m_sumSamples += samples;
+        m_sumWeighted += weight;
+        break;
+    case Arrival::SkipOmit:
+        record.skipped = true;
+        break;
+    }
+    if (m_buffered == 0)
+    {
+        m_bufferFirstS = m_host.NowSeconds();
+    }
+    ++m_buffered;
+    m_bufferClients.push_back(client);
+}
+
+void
+AsyncCoordinator::Step()
+{
+    const size_t combined = m_rule->Count();
+    if (combined > 0)
+    {
+        m_rule->Result(m_combined);
+        // The rule normalises by Σ nₖ s(τₖ); staleness should shrink the step, not cancel out.
+        const float scale = static_cast<float>(m_sumWeighted / m_sumSamples);
+        for (float& v : m_combined)
+        {
+            v *= scale;
+        }
+        m_optimizer->Apply(m_combined, m_global);
+    }
+    ++m_version;
+    m_modelEncoded = false;
+    const Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
+
+    RoundRecord record;
+    record.round = m_version;
+    record.startS = m_stepStartS;
+    record.endS = m_host.NowSeconds();
+    record.selected = m_bufferClients;
+    std::sort(record.selected.begin(), record.selected.end());
+    record.participants = static_cast<uint32_t>(combined);
+    record.testAccuracy = eval.accuracy;
+    record.testLoss = eval.loss;
+    record.bufferFillS = record.endS - m_bufferFirstS;
+    record.robustRule = m_task->robust.type;
+    m_host.RoundEnded(record);
+
+    m_rule->Reset(m_global.size());
+    m_buffered = 0;
+    m_sumSamples = 0.0;
+    m_sumWeighted = 0.0;
+    m_bufferClients.clear();
+    m_stepStartS = record.endS;
+    if (m_version >= m_config.rounds)
+    {
+        m_finished = true;
+        m_host.Finished();
+    }
+}
+
+} // namespace fedran
