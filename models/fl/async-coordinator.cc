@@ -37,18 +37,13 @@ AsyncCoordinator::~AsyncCoordinator() = default;
 void
 AsyncCoordinator::Start()
 {
-    m_joinTimeoutArmed = true;
-    m_host.ArmTimer(CoordinatorTimer::JoinTimeout, m_config.joinTimeoutTicks);
+    ArmJoinTimeout(m_host, m_config.joinTimeoutTicks);
 }
 
 void
 AsyncCoordinator::Stop()
 {
-    if (m_joinTimeoutArmed)
-    {
-        m_joinTimeoutArmed = false;
-        m_host.CancelTimer(CoordinatorTimer::JoinTimeout);
-    }
+    CancelJoinTimeout(m_host);
     m_finished = true;
 }
 
@@ -69,11 +64,7 @@ AsyncCoordinator::OnJoin(uint32_t client)
     MakeIdle(client);
     if (!m_started && m_joined.size() >= m_config.expectedClients)
     {
-        if (m_joinTimeoutArmed)
-        {
-            m_joinTimeoutArmed = false;
-            m_host.CancelTimer(CoordinatorTimer::JoinTimeout);
-        }
+        CancelJoinTimeout(m_host);
         Begin();
         return;
     }
@@ -166,7 +157,7 @@ AsyncCoordinator::OnTimer(CoordinatorTimer timer)
 {
     if (timer == CoordinatorTimer::JoinTimeout)
     {
-        m_joinTimeoutArmed = false;
+        JoinTimeoutFired();
         if (!m_started)
         {
             Begin();

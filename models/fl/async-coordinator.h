@@ -105,7 +105,6 @@ class AsyncCoordinator : public ServerCoordinator
     double m_stepStartS = 0.0;
     bool m_started = false;
     bool m_finished = false;
-    bool m_joinTimeoutArmed = false;
 };
 
 } // namespace fedran

@@ -67,19 +67,14 @@ RoundCoordinator::~RoundCoordinator() = default;
 void
 RoundCoordinator::Start()
 {
-    m_joinTimeoutArmed = true;
-    m_host.ArmTimer(CoordinatorTimer::JoinTimeout, m_config.joinTimeoutTicks);
+    ArmJoinTimeout(m_host, m_config.joinTimeoutTicks);
 }
 
 void
 RoundCoordinator::Stop()
 {
     CancelDeadline();
-    if (m_joinTimeoutArmed)
-    {
-        m_joinTimeoutArmed = false;
-        m_host.CancelTimer(CoordinatorTimer::JoinTimeout);
-    }
+    CancelJoinTimeout(m_host);
 }
 
 bool
@@ -102,11 +97,7 @@ RoundCoordinator::OnJoin(uint32_t client)
     m_views.erase(client);
     if (!m_started && m_joined.size() >= m_config.expectedClients)
     {
-        if (m_joinTimeoutArmed)
-        {
-            m_joinTimeoutArmed = false;
-            m_host.CancelTimer(CoordinatorTimer::JoinTimeout);
-        }
+        CancelJoinTimeout(m_host);
         StartRound();
     }
 }
@@ -146,7 +137,7 @@ RoundCoordinator::OnTimer(CoordinatorTimer timer)
     switch (timer)
     {
     case CoordinatorTimer::JoinTimeout:
-        m_joinTimeoutArmed = false;
+        JoinTimeoutFired();
         StartRound();
         break;
     case CoordinatorTimer::Deadline:

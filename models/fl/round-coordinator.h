@@ -101,6 +101,32 @@ class ServerCoordinator
     virtual std::optional<std::string> OnFrame(const Frame& frame) = 0;
     virtual void OnTimer(CoordinatorTimer timer) = 0;
     virtual const std::vector<float>& GlobalParams() const = 0;
+
+  protected:
+    /// The join timeout, the same in both modes: armed by Start, disarmed when the first
+    /// round (or step) starts before it fires, or by Stop.
+    void ArmJoinTimeout(CoordinatorHost& host, int64_t delayTicks)
+    {
+        m_joinTimeoutArmed = true;
+        host.ArmTimer(CoordinatorTimer::JoinTimeout, delayTicks);
+    }
+
+    void CancelJoinTimeout(CoordinatorHost& host)
+    {
+        if (m_joinTimeoutArmed)
+        {
+            m_joinTimeoutArmed = false;
+            host.CancelTimer(CoordinatorTimer::JoinTimeout);
+        }
+    }
+
+    void JoinTimeoutFired()
+    {
+        m_joinTimeoutArmed = false;
+    }
+
+  private:
+    bool m_joinTimeoutArmed = false;
 };
 
 /// Throws DecodeError unless an update or reply frame names the uplink codec and a weight.
@@ -220,7 +246,6 @@ class RoundCoordinator : public ServerCoordinator
     double m_roundStartS = 0.0;
     bool m_started = false;
     bool m_deadlineArmed = false;
-    bool m_joinTimeoutArmed = false;
 };
 
 } // namespace fedran
