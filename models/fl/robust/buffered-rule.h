@@ -44,6 +44,16 @@ class BufferedRule : public AggregationRule
     {
         return m_weights[i];
     }
+    /// Σ Weight(i) over the updates added.
+    double TotalWeight() const
+    {
+        double total = 0.0;
+        for (double w : m_weights)
+        {
+            total += w;
+        }
+        return total;
+    }
     /// Combines the Count() >= 1 updates into out (Size() floats) and fills `weights` (one
     /// per update).
     virtual void Combine(std::span<float> out, std::vector<double>& weights) = 0;

@@ -27,11 +27,7 @@ class NormBoundRule final : public BufferedRule
     void Combine(std::span<float> out, std::vector<double>& weights) override
     {
         const size_t n = Count();
-        double total = 0.0;
-        for (size_t i = 0; i < n; ++i)
-        {
-            total += Weight(i);
-        }
+        const double total = TotalWeight();
         std::vector<double> sum(Size(), 0.0);
         for (size_t i = 0; i < n; ++i)
         {
