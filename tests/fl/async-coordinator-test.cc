@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 namespace fedran::test
@@ -37,9 +39,15 @@ struct AsyncWorld
     std::unique_ptr<AsyncCoordinator> server;
     std::vector<std::unique_ptr<ClientSession>> clients;
 
-    AsyncWorld(uint32_t n, CoordinatorConfig config)
+    AsyncWorld(uint32_t n,
+               CoordinatorConfig config,
+               const std::function<void(FederatedTask&)>& adjust = {})
         : task(MakeTinyTask(n))
     {
+        if (adjust)
+        {
+            adjust(*task);
+        }
         config.expectedClients = n;
         server = std::make_unique<AsyncCoordinator>(config, task, host);
         for (uint32_t c = 0; c < n; ++c)
@@ -179,6 +187,45 @@ TEST(AsyncCoordinator, BufferedStepIsTheSampleWeightedMeanWithConstantWeights)
     {
         ASSERT_NEAR(w.server->GlobalParams()[i], before[i] + 0.5f * (d0[i] + d1[i]), 1e-6);
     }
+}
+
+TEST(AsyncCoordinator, BufferOfOneWithConstantWeightIsFedAsync)
+{
+    // FedBuff with K = 1 and constant weights against FedAsync's update computed here from
+    // each arrival: x <- x + alpha * delta, alpha the server learning rate, whatever the
+    // update's staleness (constant weights ignore it). Arrivals are taken from the
+    // longest-waiting site first, so most of them are stale.
+    constexpr double kAlpha = 0.6;
+    AsyncWorld w(5, AsyncSettings(8, 1, 3, {StalenessKind::Constant, 0, 0}), [](FederatedTask& t) {
+        t.serverOptimizer.lr = kAlpha;
+    });
+    std::vector<uint32_t> queue = w.Training(); // in the order their models went out
+    int stale = 0;
+    for (uint32_t step = 1; step <= 8; ++step)
+    {
+        ASSERT_FALSE(queue.empty());
+        const uint32_t c = queue.front();
+        queue.erase(queue.begin());
+        const std::vector<float> before = w.server->GlobalParams();
+        auto [frame, delta] = w.Train(c);
+        w.host.now += 100;
+        ASSERT_EQ(w.server->OnFrame(frame), std::nullopt);
+        ASSERT_EQ(w.server->Version(), step);
+        stale += w.host.arrivals.back().staleness > 0 ? 1 : 0;
+        for (size_t i = 0; i < before.size(); ++i)
+        {
+            ASSERT_NEAR(w.server->GlobalParams()[i], before[i] + kAlpha * delta[i], 1e-6)
+                << "step " << step << " coordinate " << i;
+        }
+        for (uint32_t t : w.Training()) // the freed slot's new site goes last
+        {
+            if (std::find(queue.begin(), queue.end(), t) == queue.end())
+            {
+                queue.push_back(t);
+            }
+        }
+    }
+    EXPECT_GE(stale, 5) << "the order should make most updates stale";
 }
 
 TEST(AsyncCoordinator, MaxStalenessDiscardsAndRecords)
