@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <iostream>
 #include <stdexcept>
 
@@ -63,12 +64,22 @@ SecondsSince(WallClock::time_point start)
     return std::chrono::duration<double>(WallClock::now() - start).count();
 }
 
+/// CPU seconds used so far by every thread of the process.
+double
+ProcessCpuSeconds()
+{
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 struct JoinRecord
 {
     uint32_t joined = 0;
     uint32_t expected = 0;
     double timeS = 0.0;
     WallClock::time_point wall; ///< when it closed, for the run's timing
+    double cpuS = 0.0;          ///< process CPU seconds then
 
     void Closed(uint32_t joinedNow, uint32_t expectedNow)
     {
@@ -76,6 +87,7 @@ struct JoinRecord
         expected = expectedNow;
         timeS = Simulator::Now().GetSeconds();
         wall = WallClock::now();
+        cpuS = ProcessCpuSeconds();
         if (joined < expected)
         {
             std::cerr << "fedran: warning: " << expected - joined << " of " << expected
@@ -229,13 +241,19 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     stats.SetAttacks(m_task->attacks);
     stats.Connect(server, clients, topology, transport->GetLinkCounters());
     std::vector<double> roundWall;
+    std::vector<double> roundCpu;
     WallClock::time_point lastRoundEnd;
+    double lastRoundEndCpu = 0.0;
     JoinRecord join;
     stats.SetRoundObserver([&](const fedran::RoundRecord& record, const RunTotals& totals) {
         const WallClock::time_point now = WallClock::now();
-        const WallClock::time_point from = roundWall.empty() ? join.wall : lastRoundEnd;
-        roundWall.push_back(std::chrono::duration<double>(now - from).count());
+        const double nowCpu = ProcessCpuSeconds();
+        const bool first = roundWall.empty();
+        roundWall.push_back(std::chrono::duration<double>(now - (first ? join.wall : lastRoundEnd))
+                                .count());
+        roundCpu.push_back(nowCpu - (first ? join.cpuS : lastRoundEndCpu));
         lastRoundEnd = now;
+        lastRoundEndCpu = nowCpu;
         if (observer)
         {
             observer(record, totals);
@@ -255,11 +273,14 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
 
     const double setupWallS = SecondsSince(setupStart);
     const WallClock::time_point simulateStart = WallClock::now();
+    const double simulateStartCpu = ProcessCpuSeconds();
     join.wall = simulateStart;
+    join.cpuS = simulateStartCpu;
     StopSignals::Arm();
     Simulator::Run();
     StopSignals::Disarm();
     const double simulateWallS = SecondsSince(simulateStart);
+    const double simulateCpuS = ProcessCpuSeconds() - simulateStartCpu;
     capture.Finish();
     stats.Finish();
     RunTotals totals = stats.Totals();
@@ -271,6 +292,8 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     totals.timing.joinWallS = std::chrono::duration<double>(join.wall - simulateStart).count();
     totals.timing.simulateWallS = simulateWallS;
     totals.timing.roundWallS = std::move(roundWall);
+    totals.timing.simulateCpuS = simulateCpuS;
+    totals.timing.roundCpuS = std::move(roundCpu);
     totals.timing.events = Simulator::GetEventCount();
     Simulator::Destroy();
 

@@ -45,7 +45,11 @@ struct RunTotals
         double joinWallS = 0.0;     ///< first event to the first round's start
         double simulateWallS = 0.0; ///< first event to the last
         std::vector<double> roundWallS; ///< each round's wall time (round 1 from the join)
-        uint64_t events = 0;            ///< simulator events executed
+        /// CPU seconds of the whole process (all threads) over the same spans: on a loaded
+        /// machine wall time includes waiting for a core, CPU time does not.
+        double simulateCpuS = 0.0;
+        std::vector<double> roundCpuS;
+        uint64_t events = 0; ///< simulator events executed
     } timing;
     /// The signal (SIGINT, SIGTERM) that stopped the run before its last round; 0 if none.
     int stopSignal = 0;

@@ -111,6 +111,8 @@ WriteRunManifest(const std::string& outDir,
                               {"join_wall_s", totals.timing.joinWallS},
                               {"simulate_wall_s", totals.timing.simulateWallS},
                               {"round_wall_s", totals.timing.roundWallS},
+                              {"simulate_cpu_s", totals.timing.simulateCpuS},
+                              {"round_cpu_s", totals.timing.roundCpuS},
                               {"events", totals.timing.events}};
     }
     manifest["files"] = {"rounds.csv", "clients.csv", "partition.csv"};

@@ -182,6 +182,8 @@ TEST_F(EndToEnd, RunJsonRecordsTheResolvedScenario)
     EXPECT_TRUE(manifest.contains("wall_time_s"));
     // The wall-clock breakdown: one entry per round, and events that really ran.
     EXPECT_EQ(manifest["timing"]["round_wall_s"].size(), 3u);
+    EXPECT_EQ(manifest["timing"]["round_cpu_s"].size(), 3u);
+    EXPECT_GT(manifest["timing"]["simulate_cpu_s"].get<double>(), 0.0);
     EXPECT_GT(manifest["timing"]["events"].get<uint64_t>(), 0u);
     EXPECT_GT(manifest["result"]["access_packets"].get<uint64_t>(), 0u);
 }
