@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <malloc.h>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -208,6 +209,12 @@ AddCommonOptions(CLI::App& command, CommonOptions& options)
 int
 main(int argc, char** argv)
 {
+    // Every client and round allocates and frees model-sized buffers (0.8 MB for the MLP).
+    // Above glibc's default 128 kB threshold each is a fresh mapping the kernel page-faults and
+    // zeroes again; kept in the heap, freed buffers are reused. At 1,000 sites with the flow
+    // transport this was a fifth of the run's CPU (page faults), see docs/performance.md.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
     CLI::App app{"fedran: federated learning over simulated RAN backhaul (ns-3)", "fedran"};
     app.set_version_flag("--version", std::string("fedran ") + ns3::FedranVersion());
     app.require_subcommand(1);
