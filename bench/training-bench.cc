@@ -9,6 +9,7 @@
 
 #include "models/learning/cnn-model.h"
 #include "models/learning/dataset.h"
+#include "models/learning/gemm.h"
 #include "models/learning/idx-reader.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/mlp-model.h"
@@ -83,10 +84,12 @@ Make(Kind kind, const Dataset& data)
     return nullptr;
 }
 
-/// One client's local round: TrainLocal over a shard of state.range(0) examples, batch 32.
+/// One client's local round: TrainLocal over a shard of state.range(0) examples, batch 32,
+/// on the portable matrix kernels (fedran's default) or the fast ones (--fast-math-kernels).
 void
-BM_TrainLocal(benchmark::State& state, Kind kind)
+BM_TrainLocal(benchmark::State& state, Kind kind, GemmKind kernels = GemmKind::kPortable)
 {
+    SetGemmKind(kernels);
     const Dataset& data = TrainingData();
     const std::unique_ptr<Model> model = Make(kind, data);
     std::vector<float> params(model->Layout().TotalSize());
@@ -122,6 +125,12 @@ BENCHMARK_CAPTURE(BM_TrainLocal, mlp, Kind::kMlp)
 BENCHMARK_CAPTURE(BM_TrainLocal, cnn, Kind::kCnn)
     ->Arg(600)
     ->Arg(6000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TrainLocal, mlp_fast_kernels, Kind::kMlp, GemmKind::kFast)
+    ->Arg(600)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TrainLocal, cnn_fast_kernels, Kind::kCnn, GemmKind::kFast)
+    ->Arg(600)
     ->Unit(benchmark::kMillisecond);
 
 /// The kernel alone: one LossAndGradient on a batch of random rows (no parameter update).

@@ -1,7 +1,7 @@
 // fedran: command-line entry point.
 //
 //   fedran run SCENARIO.json [--out DIR] [--seed N] [--set PATH=VALUE]... [--threads N]
-//              [--quiet]
+//              [--quiet] [--fast-math-kernels]
 //   fedran validate SCENARIO.json [--set PATH=VALUE]...
 //   fedran codec --spec JSON --input IN.f32 [--shape R,C] [--seed N] [--payload OUT.bin]
 //                [--decoded OUT.f32]
@@ -13,6 +13,7 @@
 
 #include "compression/codec.h" // CodecConfigError
 #include "models/learning/dataset.h"
+#include "models/learning/gemm.h"
 #include "simulator/cli-error.h"
 #include "simulator/codec-command.h"
 #include "simulator/fl-experiment.h"
@@ -226,6 +227,11 @@ main(int argc, char** argv)
     run->add_option("--out", runOptions.outDir, "Output folder (overrides output.dir)");
     run->add_option("--seed", runOptions.seed, "Random seed (overrides seed)");
     run->add_flag("--quiet,-q", quiet, "No progress on stderr");
+    bool fastKernels = false;
+    run->add_flag("--fast-math-kernels",
+                  fastKernels,
+                  "Train with the CPU's fastest matrix kernels (FMA): faster, but results differ "
+                  "in the last bits between instruction sets (run.json \"kernels\")");
     run->add_option("--threads",
                     runOptions.threads,
                     "Threads for the clients' local training (default: all cores); results do "
@@ -270,7 +276,12 @@ main(int argc, char** argv)
         {
             return fedran::RunCodecCommand(codecOptions);
         }
-        return run->parsed() ? RunCommand(runOptions, quiet) : ValidateCommand(validateOptions);
+        if (run->parsed())
+        {
+            fedran::SetGemmKind(fastKernels ? fedran::GemmKind::kFast : fedran::GemmKind::kPortable);
+            return RunCommand(runOptions, quiet);
+        }
+        return ValidateCommand(validateOptions);
     }
     catch (const fedran::DecodeError& e)
     {

@@ -1,5 +1,7 @@
 #include "simulator/run-manifest.h"
 
+#include "models/learning/gemm.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
@@ -86,6 +88,9 @@ WriteRunManifest(const std::string& outDir,
     manifest["name"] = config.name;
     manifest["seed"] = config.seed;
     manifest["transport"] = config.network.transport; // network.transport: "tcp" or "flow"
+    // Portable kernels give the same bits on any x86-64; fast ones differ between instruction
+    // sets, so runs to be compared bit for bit must agree here.
+    manifest["kernels"] = fedran::ActiveGemmKernelName();
     if (status == RunStatus::Interrupted)
     {
         manifest["interrupted_by"] = signal;

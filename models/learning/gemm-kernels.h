@@ -62,6 +62,45 @@ void Avx512(bool,
             size_t);
 #endif
 
+/// The portable kernels (gemm-portable-impl.h): the same bits from each of them.
+void PortableGeneric(bool,
+                     bool,
+                     size_t,
+                     size_t,
+                     size_t,
+                     const float*,
+                     size_t,
+                     const float*,
+                     size_t,
+                     float*,
+                     size_t);
+
+#ifdef FEDRAN_GEMM_X86_KERNELS
+void PortableAvx2(bool,
+                  bool,
+                  size_t,
+                  size_t,
+                  size_t,
+                  const float*,
+                  size_t,
+                  const float*,
+                  size_t,
+                  float*,
+                  size_t);
+
+void PortableAvx512(bool,
+                    bool,
+                    size_t,
+                    size_t,
+                    size_t,
+                    const float*,
+                    size_t,
+                    const float*,
+                    size_t,
+                    float*,
+                    size_t);
+#endif
+
 } // namespace fedran::gemm
 
 #endif

@@ -3,6 +3,7 @@
 #include "models/learning/gemm-kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -14,22 +15,26 @@ namespace
 {
 
 gemm::Kernel
-KernelOf(GemmIsa isa)
+KernelOf(GemmIsa isa, GemmKind kind)
 {
+    const bool fast = kind == GemmKind::kFast;
     switch (isa)
     {
         case GemmIsa::kGeneric:
-            return &gemm::Generic;
+            return fast ? &gemm::Generic : &gemm::PortableGeneric;
 #ifdef FEDRAN_GEMM_X86_KERNELS
         case GemmIsa::kAvx2:
-            return &gemm::Avx2;
+            return fast ? &gemm::Avx2 : &gemm::PortableAvx2;
         case GemmIsa::kAvx512:
-            return &gemm::Avx512;
+            return fast ? &gemm::Avx512 : &gemm::PortableAvx512;
 #endif
         default:
             return nullptr;
     }
 }
+
+std::atomic<GemmKind> g_kind{GemmKind::kPortable};
+std::atomic<gemm::Kernel> g_kernel{nullptr}; ///< of g_kind on ActiveGemmIsa(), set at first use
 
 /// The level FEDRAN_GEMM_ISA allows (the highest if unset).
 GemmIsa
@@ -101,10 +106,35 @@ GemmIsaName(GemmIsa isa)
     return "?";
 }
 
+const char*
+GemmKindName(GemmKind kind)
+{
+    return kind == GemmKind::kFast ? "fast" : "portable";
+}
+
+void
+SetGemmKind(GemmKind kind)
+{
+    g_kind = kind;
+    g_kernel = KernelOf(ActiveGemmIsa(), kind);
+}
+
+GemmKind
+ActiveGemmKind()
+{
+    return g_kind.load();
+}
+
+std::string
+ActiveGemmKernelName()
+{
+    return std::string(GemmKindName(ActiveGemmKind())) + "-" + GemmIsaName(ActiveGemmIsa());
+}
+
 bool
 GemmIsaAvailable(GemmIsa isa)
 {
-    if (KernelOf(isa) == nullptr)
+    if (KernelOf(isa, GemmKind::kFast) == nullptr)
     {
         return false;
     }
@@ -161,12 +191,18 @@ Gemm(Op opA,
      size_t ldc,
      bool accumulate)
 {
-    static const gemm::Kernel kernel = KernelOf(ActiveGemmIsa());
+    gemm::Kernel kernel = g_kernel.load(std::memory_order_relaxed);
+    if (kernel == nullptr)
+    {
+        kernel = KernelOf(ActiveGemmIsa(), g_kind.load());
+        g_kernel = kernel;
+    }
     Run(kernel, opA, opB, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 void
 GemmOn(GemmIsa isa,
+       GemmKind kind,
        Op opA,
        Op opB,
        size_t m,
@@ -185,7 +221,7 @@ GemmOn(GemmIsa isa,
         throw std::invalid_argument(std::string("GemmOn: no ") + GemmIsaName(isa) +
                                     " kernel in this build or on this CPU");
     }
-    Run(KernelOf(isa), opA, opB, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+    Run(KernelOf(isa, kind), opA, opB, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 } // namespace fedran

@@ -15,8 +15,16 @@
 //    examples/s. Gemm() also carries AVX2+FMA and AVX-512 builds of the kernel and runs the
 //    best one the CPU supports (MLP training 2.5x and 4x faster), so the binary still runs
 //    on any x86-64.
+//
+// Two kinds of kernel (GemmKind). The portable ones (the default) give the same bits on every
+// instruction set, so a sweep over a cluster of mixed CPUs computes one set of numbers: every
+// element is summed in a fixed order with separate multiplies and adds
+// (gemm-portable-impl.h). The fast ones are Eigen's register-blocked kernels with FMA, whose
+// results differ in the last bits between SSE2, AVX2 and AVX-512 (`fedran run
+// --fast-math-kernels`; run.json records which kernel ran).
 
 #include <cstddef>
+#include <string>
 
 namespace fedran
 {
@@ -36,10 +44,9 @@ enum class Op
  * (kTranspose); op(b) is k x n: `b` is stored k x n or n x k; c is m x n. `c` must not
  * overlap `a` or `b`. With k == 0, c becomes zero (or is left as is when accumulating).
  *
- * Single-threaded and thread-safe. Deterministic for a given kernel (ActiveGemmIsa()): the
- * same inputs give the same bits. Different kernels round differently (FMA, summation order),
- * so results can differ in the last bits between CPUs; set FEDRAN_GEMM_ISA=generic to compute
- * the same bits on every x86-64 machine.
+ * Single-threaded and thread-safe. Deterministic: the same inputs give the same bits. With
+ * the portable kind (the default) the bits are also the same on every instruction set; with
+ * the fast kind they can differ in the last bits between kernels (FMA, summation order).
  */
 void Gemm(Op opA,
           Op opB,
@@ -65,6 +72,25 @@ enum class GemmIsa
 /// "generic", "avx2" or "avx512".
 const char* GemmIsaName(GemmIsa isa);
 
+/// Which family of kernels Gemm() runs (see the top of this file).
+enum class GemmKind
+{
+    kPortable, ///< the same bits on every instruction set (the default)
+    kFast,     ///< Eigen's kernels with FMA: faster, bits depend on the instruction set
+};
+
+/// "portable" or "fast".
+const char* GemmKindName(GemmKind kind);
+
+/// Chooses the kind for the whole process; call before training starts.
+void SetGemmKind(GemmKind kind);
+
+/// The kind Gemm() runs.
+GemmKind ActiveGemmKind();
+
+/// The kernel Gemm() runs, e.g. "portable-avx512" or "fast-avx2" (recorded in run.json).
+std::string ActiveGemmKernelName();
+
 /// Whether this build carries the kernel and this CPU can run it.
 bool GemmIsaAvailable(GemmIsa isa);
 
@@ -78,6 +104,7 @@ GemmIsa ActiveGemmIsa();
 /// Gemm() on a given kernel (tests and benchmarks). Throws std::invalid_argument if the kernel
 /// is not available.
 void GemmOn(GemmIsa isa,
+            GemmKind kind,
             Op opA,
             Op opB,
             size_t m,

@@ -1,5 +1,6 @@
 // Gemm: every kernel and transpose combination, leading dimensions wider than the matrices,
-// accumulation, and shapes around Eigen's blocking sizes, against a naive double-precision product.
+// accumulation, and shapes around Eigen's blocking sizes, against a naive double-precision
+// product; and the portable kernels bit for bit against a naive float loop in their order.
 
 #include "compression/rng.h"
 #include "models/learning/gemm.h"
@@ -39,9 +40,10 @@ Random(size_t rows, size_t cols, size_t pad, Rng& rng)
 }
 
 void
-Check(GemmIsa isa, size_t m, size_t n, size_t k, Op opA, Op opB, bool accumulate)
+Check(GemmIsa isa, GemmKind kind, size_t m, size_t n, size_t k, Op opA, Op opB, bool accumulate)
 {
-    SCOPED_TRACE(testing::Message() << GemmIsaName(isa) << " " << m << "x" << n << "x" << k
+    SCOPED_TRACE(testing::Message() << GemmKindName(kind) << "-" << GemmIsaName(isa) << " " << m
+                                    << "x" << n << "x" << k
                                     << " opA " << (opA == Op::kTranspose) << " opB "
                                     << (opB == Op::kTranspose) << " acc " << accumulate);
     Rng rng(m * 131 + n * 17 + k);
@@ -52,6 +54,7 @@ Check(GemmIsa isa, size_t m, size_t n, size_t k, Op opA, Op opB, bool accumulate
     Stored c = Random(m, n, 2, rng);
     const Stored before = c;
     GemmOn(isa,
+           kind,
            opA,
            opB,
            m,
@@ -106,21 +109,89 @@ TEST(Gemm, MatchesNaiveProductForEveryKernelAndTransposeCombination)
     EXPECT_TRUE(GemmIsaAvailable(ActiveGemmIsa()));
     for (GemmIsa isa : AvailableIsas())
     {
-        for (Op opA : {Op::kNone, Op::kTranspose})
+        for (GemmKind kind : {GemmKind::kPortable, GemmKind::kFast})
         {
-            for (Op opB : {Op::kNone, Op::kTranspose})
+            for (Op opA : {Op::kNone, Op::kTranspose})
             {
-                for (bool accumulate : {false, true})
+                for (Op opB : {Op::kNone, Op::kTranspose})
                 {
-                    Check(isa, 1, 1, 1, opA, opB, accumulate);
-                    Check(isa, 7, 5, 3, opA, opB, accumulate);
-                    Check(isa, 32, 200, 784, opA, opB, accumulate); // an MLP layer, k blocked
-                    Check(isa, 200, 784, 32, opA, opB, accumulate); // its weight gradient
-                    Check(isa, 16, 1500, 25, opA, opB, accumulate); // a convolution
+                    for (bool accumulate : {false, true})
+                    {
+                        Check(isa, kind, 1, 1, 1, opA, opB, accumulate);
+                        Check(isa, kind, 7, 5, 3, opA, opB, accumulate);
+                        Check(isa, kind, 32, 200, 784, opA, opB, accumulate); // an MLP layer
+                        Check(isa, kind, 200, 784, 32, opA, opB, accumulate); // its gradient
+                        Check(isa, kind, 16, 1500, 25, opA, opB, accumulate); // a convolution
+                    }
                 }
             }
         }
     }
+}
+
+/// c = op(a) op(b) (+ c) summed the way the portable kernels promise: in increasing depth,
+/// a rounded float multiply and a rounded float add per term.
+std::vector<float>
+OrderedFloatProduct(const Stored& a, const Stored& b, const Stored& c, size_t m, size_t n,
+                    size_t k, bool ta, bool tb, bool accumulate)
+{
+    std::vector<float> out = c.v;
+    for (size_t i = 0; i < m; ++i)
+    {
+        for (size_t j = 0; j < n; ++j)
+        {
+            volatile float sum = accumulate ? c.At(i, j) : 0.0f; // volatile: no fused multiply-add
+            for (size_t p = 0; p < k; ++p)
+            {
+                volatile float product = (ta ? a.At(p, i) : a.At(i, p)) * (tb ? b.At(j, p) : b.At(p, j));
+                sum = sum + product;
+            }
+            out[i * c.ld + j] = sum;
+        }
+    }
+    return out;
+}
+
+TEST(Gemm, PortableKernelsGiveTheSameBitsOnEveryInstructionSet)
+{
+    struct Shape
+    {
+        size_t m, n, k;
+    };
+    // Around the tiles (4 rows, 8 to 32 columns) and the 256-deep chunks, and the models' own.
+    const Shape shapes[] = {{1, 1, 1}, {5, 33, 257}, {32, 200, 784}, {200, 784, 32}, {16, 1500, 25},
+                            {3, 7, 600}};
+    size_t compared = 0;
+    for (const Shape& s : shapes)
+    {
+        for (bool ta : {false, true})
+        {
+            for (bool tb : {false, true})
+            {
+                for (bool accumulate : {false, true})
+                {
+                    Rng rng(s.m * 7 + s.n * 3 + s.k);
+                    const Stored a = ta ? Random(s.k, s.m, 2, rng) : Random(s.m, s.k, 2, rng);
+                    const Stored b = tb ? Random(s.n, s.k, 1, rng) : Random(s.k, s.n, 1, rng);
+                    const Stored c0 = Random(s.m, s.n, 3, rng);
+                    const std::vector<float> expected =
+                        OrderedFloatProduct(a, b, c0, s.m, s.n, s.k, ta, tb, accumulate);
+                    for (GemmIsa isa : AvailableIsas())
+                    {
+                        Stored c = c0;
+                        GemmOn(isa, GemmKind::kPortable, ta ? Op::kTranspose : Op::kNone,
+                               tb ? Op::kTranspose : Op::kNone, s.m, s.n, s.k, a.v.data(), a.ld,
+                               b.v.data(), b.ld, c.v.data(), c.ld, accumulate);
+                        ASSERT_EQ(c.v, expected)
+                            << GemmIsaName(isa) << " " << s.m << "x" << s.n << "x" << s.k
+                            << " ta " << ta << " tb " << tb << " acc " << accumulate;
+                        ++compared;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GE(compared, 48u);
 }
 
 TEST(Gemm, GemmUsesTheActiveKernelBitForBit)
@@ -142,6 +213,7 @@ TEST(Gemm, GemmUsesTheActiveKernelBitForBit)
          viaGemm.data(),
          200);
     GemmOn(ActiveGemmIsa(),
+           ActiveGemmKind(),
            Op::kNone,
            Op::kTranspose,
            32,
