@@ -104,7 +104,8 @@ def collect(out_dir, targets):
                     "uplink_wire_bytes": result.get("uplink_wire_bytes"),
                     "total_wire_bytes": (result.get("uplink_wire_bytes", 0)
                                          + result.get("downlink_wire_bytes", 0)),
-                    "wall_time_s": manifest.get("wall_time_s")})
+                    "wall_time_s": manifest.get("wall_time_s"),
+                    "kernels": manifest.get("kernels", "")})
         for target in targets:
             reached = rounds[rounds["test_accuracy"] >= target]
             first = reached.iloc[0] if len(reached) else None
@@ -119,6 +120,13 @@ def collect(out_dir, targets):
 
     summary = pd.concat(rounds_frames, ignore_index=True) if rounds_frames else pd.DataFrame()
     final = pd.DataFrame(finals)
+    kernels = sorted({r["kernels"] for r in finals if r.get("status") == "done"})
+    if len(kernels) > 1:
+        # Fast kernels round differently on each instruction set, so such runs are not
+        # bit-comparable (portable ones are): say so instead of mixing numerics silently.
+        print(f"{PROG}: warning: the runs used different matrix kernels ({', '.join(kernels)}); "
+              f"their numbers may differ in the last bits for that reason alone (column "
+              f"`kernels` of final.csv)", file=sys.stderr)
     counts = ("rounds_to_", "uplink_bytes_to_", "wire_bytes_to_")
     for column in [c for c in final.columns if c.startswith(counts)]:
         final[column] = final[column].astype("Int64")  # integers, empty when never reached

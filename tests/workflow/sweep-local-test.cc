@@ -50,7 +50,9 @@ TEST(SweepLocalTest, SlowFourRunsCompleteResumeAndRerunExactlyWhatIsMissing)
         EXPECT_GT(std::stoull(row.at("total_wire_bytes")), std::stoull(row.at("uplink_wire_bytes")));
         // The tiny runs pass 70% accuracy in round 1.
         EXPECT_EQ(row.at("rounds_to_0.7"), "1");
+        EXPECT_EQ(row.at("kernels").rfind("portable-", 0), 0u) << row.at("kernels");
     }
+    EXPECT_EQ(r.stderrText.find("different matrix kernels"), std::string::npos) << r.stderrText;
     // fp16 halves the update frames: compare one seed of each configuration.
     const auto& none = final[0];
     const auto& fp16 = final[2];
@@ -83,6 +85,15 @@ TEST(SweepLocalTest, SlowFourRunsCompleteResumeAndRerunExactlyWhatIsMissing)
         EXPECT_EQ(ReadFile(runs[i] / "run.json"), manifests[i]) << runs[i];
     }
     EXPECT_EQ(ReadCsv(out / "summary.csv").size(), 8u);
+
+    // A run made with the fast kernels (as on another instruction set) is flagged.
+    nlohmann::json manifest = nlohmann::json::parse(ReadFile(runs[3] / "run.json"));
+    manifest["kernels"] = "fast-avx2";
+    std::ofstream(runs[3] / "run.json") << manifest.dump(2);
+    r = RunTool("sweep.py", "collect out", dir.Path());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("different matrix kernels"), std::string::npos) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("fast-avx2"), std::string::npos) << r.stderrText;
 }
 
 TEST(SweepLocalTest, RunsAgainWhatWasKilledOrInterrupted)
