@@ -7,8 +7,9 @@ Usage: /usr/bin/python3 analysis/validate_flow.py [--fedran build/fedran] [--rou
 Runs every shipped scenario (scenarios/*.json, --rounds rounds each) and synthetic cases
 (1, 10 and 100 simultaneous MLP uploads over one shared hop, a rain fade in the middle of the
 transfers, 1% loss) in both modes, from the repository root, one thread each. Compares per
-transfer (a download: round start to model_received_s; an upload: upload_start_s to
-upload_end_s, for each (round, client) completed in both modes), per round (round_duration_s),
+transfer (a download: round start to model_received_s, synchronous runs only; an upload:
+upload_start_s to upload_end_s, for each (round, client) completed in both modes), per round
+(round_duration_s),
 the final accuracy and the wall time (run.json). Writes the tables to --write and the figure
 of flow against packet transfer times next to it (flow-validation.png).
 """
@@ -86,6 +87,13 @@ def transfers(out):
     start = dict(zip(rounds["round"], rounds["sim_time_s"] - rounds["round_duration_s"]))
     done = clients[clients["status"] == "completed"].copy()
     done["down"] = done["model_received_s"] - done["round"].map(start)
+    manifest = os.path.join(out, "run.json")
+    with open(manifest) as f:
+        mode = json.load(f)["scenario"]["server"].get("mode", "sync")
+    if mode == "async":
+        # Async mode: a row's round is the step its update counted in, and the model went out
+        # whenever a slot freed, an instant clients.csv does not hold: compare uploads only.
+        done["down"] = np.nan
     done["up"] = done["upload_end_s"] - done["upload_start_s"]
     return rounds, done.set_index(["round", "client"])
 
