@@ -5,6 +5,7 @@
 #include "models/ns3/model/client-availability.h"
 #include "models/ns3/model/fl-client-app.h"
 #include "models/ns3/model/fl-server-app.h"
+#include "models/ns3/model/link-outage.h"
 #include "models/learning/partition-summary.h"
 #include "models/ns3/model/thread-pool.h"
 #include "simulator/csv-writer.h"
@@ -98,6 +99,29 @@ struct JoinRecord
     }
 };
 
+/// faults.link_outages and faults.server_outages, on the links the topology built.
+void
+ScheduleOutages(const fedran::FaultsConfig& faults, const NetworkTopology& topology)
+{
+    for (const fedran::OutageConfig& outage : faults.linkOutages)
+    {
+        const Time start = Seconds(outage.startS);
+        const Time duration = Seconds(outage.durationS);
+        for (uint32_t client : outage.clients)
+        {
+            ScheduleLinkOutage(topology.GetLink(client), start, duration);
+        }
+        for (uint32_t hub : outage.hubs)
+        {
+            ScheduleLinkOutage(topology.GetHubLink(hub), start, duration);
+        }
+    }
+    for (const fedran::OutageConfig& outage : faults.serverOutages)
+    {
+        ScheduleLinkOutage(topology.GetCoreLink(), Seconds(outage.startS), Seconds(outage.durationS));
+    }
+}
+
 void
 StopSimulation()
 {
@@ -186,6 +210,15 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     clientHelper.SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
     clientHelper.SetAttribute("JoinWindow", TimeValue(Seconds(m_config.server.joinWindowS)));
     clientHelper.SetSamplesPerSecond(m_samplesPerSecond);
+    clientHelper.SetAttribute("CorruptUplink", DoubleValue(m_config.faults.corruptUplink));
+    std::vector<double> crashProbability;
+    std::vector<double> crashRestartS;
+    for (uint32_t group : m_clientGroup)
+    {
+        crashProbability.push_back(m_config.faults.crashProbability.at(group));
+        crashRestartS.push_back(m_config.faults.crashRestartS.at(group));
+    }
+    clientHelper.SetCrashes(std::move(crashProbability), std::move(crashRestartS));
     clientHelper.SetTrainingPool(pool);
     std::vector<Ptr<ClientAvailability>> availabilities;
     clientHelper.SetAvailability([this, &availabilities](uint32_t i) -> Ptr<ClientAvailability> {
@@ -267,6 +300,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
                                               m_config.linkSampleS,
                                               transport->GetLinkCounters());
     }
+    ScheduleOutages(m_config.faults, topology);
     PacketCapture capture(outDir, topology, m_config.pcapLinks, m_config.flowmon);
     server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));
     server->TraceConnectWithoutContext("JoinClosed", MakeCallback(&JoinRecord::Closed, &join));

@@ -34,6 +34,8 @@ StatusName(fedran::UpdateFate fate, bool arrived)
         return "dropped";
     case fedran::UpdateFate::Stale:
         return "stale";
+    case fedran::UpdateFate::Corrupt:
+        return "corrupt";
     }
     return "failed";
 }
@@ -92,6 +94,8 @@ FlStatsCollector::Connect(Ptr<FlServerApp> server,
             MakeCallback(&FlStatsCollector::ModelReceived, this));
         clients[i]->TraceConnectWithoutContext("UpdateSent",
                                                MakeCallback(&FlStatsCollector::UpdateSent, this));
+        clients[i]->TraceConnectWithoutContext("Crashed",
+                                               MakeCallback(&FlStatsCollector::Crashed, this));
         if (m_counters)
         {
             continue;
@@ -151,6 +155,15 @@ FlStatsCollector::FindRow(uint32_t round, uint32_t client)
     }
     auto it = m_late.find({round, client});
     return it == m_late.end() ? nullptr : &it->second;
+}
+
+void
+FlStatsCollector::Crashed(uint32_t round, uint32_t client)
+{
+    if (ClientRow* row = FindRow(round, client))
+    {
+        row->crashed = true; // the server only sees its connection reset
+    }
 }
 
 void
@@ -239,7 +252,10 @@ FlStatsCollector::TripEnded(const fedran::UpdateArrivalRecord& record)
         row.uploadEndS = Simulator::Now().GetSeconds(); // the update did arrive
     }
     // Its row belongs to the server step it counted in (or was discarded at).
-    WriteClientRow(record.step, record.client, row, StatusName(row.fate, true));
+    WriteClientRow(record.step,
+                   record.client,
+                   row,
+                   row.crashed ? "crashed" : StatusName(row.fate, true));
     m_trips.erase(it);
 }
 
@@ -396,7 +412,10 @@ FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
     for (uint32_t client : m_async ? std::vector<uint32_t>{} : record.selected)
     {
         const ClientRow& row = m_current[client];
-        WriteClientRow(record.round, client, row, StatusName(row.fate, row.arrived));
+        WriteClientRow(record.round,
+                       client,
+                       row,
+                       row.crashed ? "crashed" : StatusName(row.fate, row.arrived));
         if (!row.arrived)
         {
             // Kept for the `late_arrival` row, if its update arrives.

@@ -133,6 +133,7 @@ class FlStatsCollector
         fedran::UpdateFate fate = fedran::UpdateFate::Late;
         bool arrived = false;
         bool skipped = false;
+        bool crashed = false; ///< faults.crashes: the site crashed while training
         int rung = -1;
         double predictedBps = -1.0;
         double measuredBps = -1.0;
@@ -148,6 +149,7 @@ class FlStatsCollector
     void ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes);
     void ModelReceived(uint32_t round, uint32_t client, uint64_t frameBytes);
     void UpdateSent(const fedran::UpdateSentRecord& record);
+    void Crashed(uint32_t round, uint32_t client);
     void UpdateArrival(const fedran::UpdateArrivalRecord& record);
     void RoundEnded(const fedran::RoundRecord& record);
     void AddAdaptiveColumns(const ClientRow& row);

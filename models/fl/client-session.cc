@@ -34,11 +34,66 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
         m_attack = m_task->attacks[m_config.clientId];
     }
     m_attackRng = Rng(m_task->seed, kClientAttackStreamBase + m_config.clientId);
+    // Streams of their own, drawn from only when the fault is configured: runs without
+    // faults draw exactly what they drew before faults existed.
+    m_corruptRng = Rng(m_task->seed, kClientCorruptStreamBase + m_config.clientId);
+    m_crashRng = Rng(m_task->seed, kClientCrashStreamBase + m_config.clientId);
     // No model copy yet: a site holds one only while it trains (or, with downlink_reference
     // client_view, from its connection on, since the server's frames are relative to it).
 }
 
 ClientSession::~ClientSession() = default;
+
+bool
+ClientSession::MaybeDamage(std::vector<uint8_t>& frame)
+{
+    if (m_config.corruptUplink <= 0.0 || m_corruptRng.Uniform() >= m_config.corruptUplink)
+    {
+        return false;
+    }
+    const size_t payload = frame.size() - kFrameHeaderSize;
+    if (payload == 0)
+    {
+        return false; // a skip: no payload to damage (damaging the header would cut the stream)
+    }
+    // One byte changed: a burst of at most 8 bits, which CRC-32 always detects.
+    const size_t at = kFrameHeaderSize + m_corruptRng.UniformInt(payload);
+    frame[at] ^= static_cast<uint8_t>(1 + m_corruptRng.UniformInt(255));
+    return true;
+}
+
+std::optional<double>
+ClientSession::DrawCrash()
+{
+    if (m_config.crashProbability <= 0.0 || m_crashRng.Uniform() >= m_config.crashProbability)
+    {
+        return std::nullopt;
+    }
+    return m_crashRng.Uniform();
+}
+
+void
+ClientSession::Crash()
+{
+    // What a restarted site no longer has: its codec state (an error-feedback residual, an
+    // adaptive controller's history), its model copy and its connection's messages.
+    m_updateEncoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    m_ladder = m_updateEncoder->Ladder();
+    if (m_ladder)
+    {
+        m_controller = std::make_unique<control::RateController>(
+            control::ParseControllerConfig(m_task->uplinkCodec,
+                                           "compression.uplink",
+                                           m_ladder->RungCount()));
+    }
+    m_modelDecoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
+    std::vector<float>().swap(m_model);
+    m_unacknowledged.clear();
+    m_sentRound = 0;
+    m_rttS = 0.0;
+    m_lastMeasuredBps = -1.0;
+    m_inputsMeasuredBps = -1.0;
+}
 
 std::vector<uint8_t>
 ClientSession::BeginConnection()
@@ -193,6 +248,7 @@ ClientSession::TrainAndEncode(uint32_t round)
     encoded.record.updateNorm = result.updateNorm;
     encoded.record.gradVariance = result.gradVariance;
     encoded.record.codec = std::string(m_updateEncoder->Name());
+    encoded.record.corrupted = MaybeDamage(encoded.frame);
     return encoded;
 }
 

@@ -29,6 +29,11 @@ struct ClientSessionConfig
     double samplesPerSecond = 2000.0;
     /// The server's round deadline, announced to clients: an adaptive uplink budgets against it.
     double deadlineS = 60.0;
+    /// faults.corrupt_uplink: probability that an update frame's payload is damaged after its
+    /// CRC was computed.
+    double corruptUplink = 0.0;
+    /// faults.crashes of the client's group: probability per round of crashing while training.
+    double crashProbability = 0.0;
 };
 
 /// What a frame from the server is, for this client.
@@ -95,6 +100,14 @@ class ClientSession
     /// what the client measured of its upload.
     std::optional<UploadMeasuredRecord> Delivered(const Delivery& delivery);
 
+    /// faults.crashes: whether this round's training ends in a crash, and if so at what
+    /// fraction of the compute time (a draw of the client's own crash stream).
+    std::optional<double> DrawCrash();
+
+    /// The site crashed: it restarts without its codec state (an error-feedback residual
+    /// starts from zero again), its model copy or its connection's messages.
+    void Crash();
+
     bool IsAdaptive() const
     {
         return m_controller != nullptr;
@@ -111,6 +124,9 @@ class ClientSession
     /// Local training of `round`: on this client's examples, or, for a label_flip attacker,
     /// on a copy of them with flipped labels.
     TrainingResult Train(uint32_t round);
+    /// faults.corrupt_uplink: damages one payload byte of `frame` with the configured
+    /// probability; returns whether it did.
+    bool MaybeDamage(std::vector<uint8_t>& frame);
     /// Picks the rung (or a skip) for `result` and encodes; an empty payload is a skip.
     void EncodeAdaptive(uint32_t round,
                         const TrainingResult& result,
@@ -130,6 +146,8 @@ class ClientSession
     Rng m_attackRng;
     /// A colluding attacker's view of the round it trains for (taken when the model arrives).
     std::shared_ptr<const CollusionRound> m_collusion;
+    Rng m_corruptRng; ///< faults.corrupt_uplink draws
+    Rng m_crashRng;   ///< faults.crashes draws
     /// This client's copy of the global model: empty unless it is training (with
     /// downlink_reference client_view, kept from the connection on as the frames' reference).
     std::vector<float> m_model;

@@ -114,6 +114,16 @@ RoundCoordinator::OnClientLost(uint32_t client, UpdateFate fate, const std::stri
 std::optional<std::string>
 RoundCoordinator::OnFrame(const Frame& frame)
 {
+    if (frame.corrupt)
+    {
+        if (frame.header.type != FrameType::ClientUpdate &&
+            frame.header.type != FrameType::ClientReply)
+        {
+            return "a damaged frame (CRC mismatch) that is not an update";
+        }
+        HandleCorrupt(frame);
+        return std::nullopt;
+    }
     switch (frame.header.type)
     {
     case FrameType::ClientUpdate:
@@ -232,6 +242,27 @@ RoundCoordinator::HandleReply(const Frame& frame)
         record.reason = e.what();
     }
     m_host.UpdateArrived(record);
+    SettleClient(client);
+}
+
+void
+RoundCoordinator::HandleCorrupt(const Frame& frame)
+{
+    // The payload is damaged; the header names the client only because the host has put the
+    // connection's own client there. A client answers at most once per round, so a damaged
+    // frame from a pending client is its answer; from a busy one, its late update.
+    const uint32_t client = frame.header.client;
+    UpdateArrivalRecord record = ArrivalOf(frame);
+    if (!m_pending.count(client))
+    {
+        DiscardLate(record);
+        return;
+    }
+    record.round = m_round;
+    record.fate = UpdateFate::Corrupt;
+    record.reason = "CRC mismatch";
+    m_host.UpdateArrived(record);
+    // Settled, not busy: it is selectable again from the next round on.
     SettleClient(client);
 }
 

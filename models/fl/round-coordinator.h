@@ -97,7 +97,9 @@ class ServerCoordinator
     /// The connection of a joined client ended; `fate` is Dropped (peer gone) or Failed.
     virtual void OnClientLost(uint32_t client, UpdateFate fate, const std::string& why) = 0;
     /// A frame from a client other than a join. Returns why the frame breaks the protocol
-    /// (the host should end that connection), or nothing.
+    /// (the host should end that connection), or nothing. A `corrupt` update or reply (CRC
+    /// mismatch) is dropped with fate Corrupt and the connection kept; its header's client
+    /// must be the connection's (the host sets it: the damaged header is not trusted).
     virtual std::optional<std::string> OnFrame(const Frame& frame) = 0;
     virtual void OnTimer(CoordinatorTimer timer) = 0;
     virtual const std::vector<float>& GlobalParams() const = 0;
@@ -184,6 +186,7 @@ class RoundCoordinator : public ServerCoordinator
   private:
     void HandleUpdate(const Frame& frame);
     void HandleReply(const Frame& frame);
+    void HandleCorrupt(const Frame& frame);
     /// The record of an update or reply frame, fate still to be set.
     static UpdateArrivalRecord ArrivalOf(const Frame& frame);
     void DiscardLate(UpdateArrivalRecord record);

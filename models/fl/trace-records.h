@@ -36,6 +36,8 @@ struct UpdateSentRecord
     /// The client's newest own measurement when it chose: bytes / (hand-off -> acknowledged)
     /// of its latest acknowledged update (< 0: none yet).
     double measuredBps = -1;
+    /// faults.corrupt_uplink damaged a payload byte of the frame after its CRC was computed.
+    bool corrupted = false;
 };
 
 /// A client's upload was acknowledged: what it measured about its own transfer.
@@ -61,6 +63,9 @@ enum class UpdateFate
     Failed,   ///< bad frame or decode error
     Dropped,  ///< the client went away (closed or reset its connection) before its update arrived
     Stale,    ///< async mode: older than server.async.max_staleness versions, discarded
+    /// The update frame failed its CRC check (damaged in flight, faults.corrupt_uplink): not
+    /// used; the connection survives and the client may be selected again next round.
+    Corrupt,
 };
 
 struct UpdateArrivalRecord

@@ -128,13 +128,20 @@ ParseHeader(const uint8_t* p, uint64_t frameOffset)
     return header;
 }
 
-/// Checks the CRC of a complete frame starting at `p` and copies it out.
+/// Checks the CRC of a complete frame starting at `p` and copies it out; with `keepCorrupt`
+/// a mismatch marks the frame corrupt instead of throwing.
 Frame
-FinishFrame(const FrameHeader& header, const uint8_t* p, uint64_t frameOffset)
+FinishFrame(const FrameHeader& header, const uint8_t* p, uint64_t frameOffset, bool keepCorrupt)
 {
     const uint8_t* payload = p + kFrameHeaderSize;
     const uint32_t expected = GetU32(p + kCrcAt);
     const uint32_t actual = FrameCrc(p, payload, header.length);
+    if (actual != expected && keepCorrupt)
+    {
+        Frame frame{header, std::vector<uint8_t>(payload, payload + header.length)};
+        frame.corrupt = true;
+        return frame;
+    }
     if (actual != expected)
     {
         throw FrameError("frame CRC mismatch: header " + Hex(expected) + ", computed "
@@ -210,7 +217,7 @@ DecodeFrame(std::span<const uint8_t> bytes)
                              + " present",
                          frameSize);
     }
-    return FinishFrame(header, bytes.data(), 0);
+    return FinishFrame(header, bytes.data(), 0, false);
 }
 
 void
@@ -233,7 +240,8 @@ std::optional<Frame>
 FrameReassembler::Next()
 {
     // On a FrameError nothing is consumed, so every later call throws the same error again:
-    // the stream stays dead, as documented.
+    // the stream stays dead, as documented. A CRC mismatch is not a FrameError here: the
+    // header gave the frame's end, so the stream can go on.
     const size_t available = m_buffer.size() - m_start;
     if (available < kFrameHeaderSize)
     {
@@ -246,7 +254,7 @@ FrameReassembler::Next()
     {
         return std::nullopt;
     }
-    Frame frame = FinishFrame(header, p, m_streamOffset);
+    Frame frame = FinishFrame(header, p, m_streamOffset, true);
     m_start += frameSize;
     m_streamOffset += frameSize;
     if (m_start == m_buffer.size())

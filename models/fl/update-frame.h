@@ -57,6 +57,9 @@ struct Frame
 {
     FrameHeader header;
     std::vector<uint8_t> payload;
+    /// FrameReassembler only: the frame failed its CRC check. Its header passed the structural
+    /// checks (so the stream could be cut after it), but any of its bytes may be damaged.
+    bool corrupt = false;
 };
 
 /// A malformed frame; the message names the stream offset of the problem.
@@ -82,7 +85,10 @@ Frame DecodeFrame(std::span<const uint8_t> bytes);
 
 /**
  * Cuts frames out of a byte stream that arrives in arbitrary pieces.
- * After a FrameError the stream is unusable (there is no resynchronisation on TCP).
+ * After a FrameError the stream is unusable (there is no resynchronisation on TCP). A frame
+ * whose header is sound but whose CRC does not match is returned with `corrupt` set: the
+ * stream goes on after it, and the receiver decides what a damaged frame means (the server
+ * drops a damaged update and keeps the connection).
  */
 class FrameReassembler
 {

@@ -29,6 +29,8 @@ enum RngStream : uint64_t
     kComputeSpeedStreamBase = 3ull << 32, ///< + group index
     kClientAttackStreamBase = 4ull << 32, ///< + client id: a Byzantine client's draws
     kCollusionStreamBase = 5ull << 32,    ///< + client id: the collusion oracle's training
+    kClientCorruptStreamBase = 6ull << 32, ///< + client id: faults.corrupt_uplink
+    kClientCrashStreamBase = 7ull << 32,   ///< + client id: faults.crashes
 };
 
 /**

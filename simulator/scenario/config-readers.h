@@ -60,6 +60,10 @@ void CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors)
 void ReadAsync(const nlohmann::json& server,
                ScenarioConfig& config,
                std::vector<std::string>& errors);
+/// faults (config.groups and config.network.hubs already read): resolves group and hub names.
+void ReadFaults(const nlohmann::json& scenario,
+                ScenarioConfig& config,
+                std::vector<std::string>& errors);
 
 /// "data", "model" and "training" (needs config.rounds already read, for the cosine schedule).
 void ReadLearning(const nlohmann::json& scenario,

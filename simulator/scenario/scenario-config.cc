@@ -249,6 +249,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         errors.push_back("output.flowmon: network.transport \"flow\" carries no packets; "
                          "FlowMonitor needs \"tcp\"");
     }
+    ReadFaults(scenario, config, errors);
     return config;
 }
 

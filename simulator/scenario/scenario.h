@@ -63,6 +63,26 @@ struct HubConfig
     LinkConfig backhaul;    ///< the link to the parent; uplink is what the hub sends
 };
 
+/// faults.link_outages and faults.server_outages entries (docs/reliability.md).
+struct OutageConfig
+{
+    std::vector<uint32_t> clients; ///< link_outages with a group: its clients
+    std::vector<uint32_t> hubs;    ///< link_outages with a hub: indices into network.hubs
+    double startS = 0.0;
+    double durationS = 0.0;
+};
+
+/// faults: what is injected (all zero or empty: nothing).
+struct FaultsConfig
+{
+    double corruptUplink = 0.0;
+    std::vector<OutageConfig> linkOutages;
+    std::vector<OutageConfig> serverOutages;
+    /// faults.crashes, per group (index into ScenarioConfig::groups); 0 for groups without.
+    std::vector<double> crashProbability;
+    std::vector<double> crashRestartS;
+};
+
 struct ScenarioConfig
 {
     std::string name;
@@ -138,6 +158,8 @@ struct ScenarioConfig
     /// "client-3-down"), in that order; empty: no pcap files.
     std::vector<std::string> pcapLinks;
     bool flowmon = false; ///< output.flowmon: write flowmon.xml
+
+    FaultsConfig faults;
 
     /// The whole scenario after overrides and defaults: what run.json records.
     nlohmann::json resolved;

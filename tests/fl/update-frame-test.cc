@@ -300,22 +300,32 @@ TEST(FrameReassembler, RejectsOversizedLengthBeforeThePayload)
               20u);
 }
 
-TEST(FrameReassembler, RejectsCorruptPayloadAtItsFrameOffset)
+TEST(FrameReassembler, MarksADamagedPayloadCorruptAndGoesOnWithTheStream)
 {
-    const Stream stream = ThreeFrames();
+    // A damaged payload byte leaves the header, and so the frame's end, intact: the frame
+    // comes out marked, with the bytes as received, and the next frame is whole.
+    Stream stream = ThreeFrames();
     auto bytes = stream.bytes;
-    bytes.back() ^= 0x20; // last payload byte of the third frame
+    bytes[kFrameHeaderSize + 10] ^= 0x20; // a payload byte of the first frame
     FrameReassembler reassembler;
     reassembler.Append(bytes);
-    ASSERT_TRUE(reassembler.Next().has_value());
-    ASSERT_TRUE(reassembler.Next().has_value());
-    const size_t thirdAt = 2 * kFrameHeaderSize + stream.payloads[0].size();
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      reassembler.Next();
-                  },
-                  "CRC mismatch"),
-              thirdAt + 24);
+    const auto first = reassembler.Next();
+    ASSERT_TRUE(first.has_value());
+    EXPECT_TRUE(first->corrupt);
+    EXPECT_EQ(first->header.type, FrameType::GlobalModel);
+    EXPECT_EQ(first->payload.size(), stream.payloads[0].size());
+    EXPECT_NE(first->payload, stream.payloads[0]);
+    for (size_t i = 1; i < 3; ++i)
+    {
+        const auto frame = reassembler.Next();
+        ASSERT_TRUE(frame.has_value());
+        EXPECT_FALSE(frame->corrupt);
+        ExpectSameFrame(*frame, stream.headers[i], stream.payloads[i]);
+    }
+    EXPECT_EQ(reassembler.Buffered(), 0u);
+    // DecodeFrame, for one whole frame, still refuses it.
+    std::vector<uint8_t> one(bytes.begin(), bytes.begin() + kFrameHeaderSize + 300);
+    EXPECT_EQ(ExpectFrameError([&] { DecodeFrame(one); }, "CRC mismatch"), 24u);
 }
 
 } // namespace

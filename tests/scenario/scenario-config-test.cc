@@ -97,6 +97,7 @@ TEST(ToConfig, Quickstart)
     resolved["output"].update({{"pcap", false}, {"flowmon", false}});
     resolved["network"]["hubs"] = json::array();
     resolved["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
+    resolved["faults"] = {{"corrupt_uplink", 0}, {"link_outages", json::array()}, {"server_outages", json::array()}, {"crashes", json::array()}};
     EXPECT_FALSE(config.downlinkClientView);
     EXPECT_EQ(config.resolved, resolved) << json::diff(resolved, config.resolved).dump();
 }

@@ -58,6 +58,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     expected["output"].update({{"pcap", false}, {"flowmon", false}});
     expected["network"]["hubs"] = json::array();
     expected["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
+    expected["faults"] = {{"corrupt_uplink", 0}, {"link_outages", json::array()}, {"server_outages", json::array()}, {"crashes", json::array()}};
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
 }
 
@@ -95,7 +96,8 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
                     "transport": "tcp", "hubs": []},
         "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
                         "downlink_reference": "model"},
-        "output": {"link_sample_s": 1, "pcap": false, "flowmon": false}
+        "output": {"link_sample_s": 1, "pcap": false, "flowmon": false},
+        "faults": {"corrupt_uplink": 0, "link_outages": [], "server_outages": [], "crashes": []}
     })");
     expected["data"]["synthetic"] = json::parse(kSyntheticDefaults);
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();

@@ -51,6 +51,15 @@ FlClientHelper::SetSamplesPerSecond(std::vector<double> samplesPerSecond)
 }
 
 void
+FlClientHelper::SetCrashes(std::vector<double> probability, std::vector<double> restartS)
+{
+    NS_ABORT_MSG_IF(probability.size() != restartS.size(),
+                    "FlClientHelper::SetCrashes: vectors of different lengths");
+    m_crashProbability = std::move(probability);
+    m_crashRestartS = std::move(restartS);
+}
+
+void
 FlClientHelper::SetAvailabilityAttribute(const std::string& name, const AttributeValue& value)
 {
     m_availabilityFactory.Set(name, value);
@@ -121,6 +130,11 @@ FlClientHelper::InstallPriv(Ptr<Node> node)
         NS_ABORT_MSG_IF(clientId >= m_samplesPerSecond.size(),
                         "FlClientHelper: no SamplesPerSecond for client " << clientId);
         factory.Set("SamplesPerSecond", DoubleValue(m_samplesPerSecond[clientId]));
+    }
+    if (clientId < m_crashProbability.size())
+    {
+        factory.Set("CrashProbability", DoubleValue(m_crashProbability[clientId]));
+        factory.Set("CrashRestart", TimeValue(Seconds(m_crashRestartS[clientId])));
     }
     Ptr<FlClientApp> client = factory.Create<FlClientApp>();
     Ptr<ClientAvailability> availability;

@@ -62,6 +62,10 @@ class FlClientHelper
     /// SamplesPerSecond attribute. An empty vector gives every client the attribute again.
     void SetSamplesPerSecond(std::vector<double> samplesPerSecond);
 
+    /// Per client (indexed by ClientId): CrashProbability and CrashRestart in seconds
+    /// (faults.crashes); clients beyond the vectors keep the factory's values.
+    void SetCrashes(std::vector<double> probability, std::vector<double> restartS);
+
     /// Gives every client installed from now on its own ns3::ClientAvailability with these
     /// attributes (DropoutProbability, MeanOnTime, MeanOffTime).
     void SetAvailabilityAttribute(const std::string& name, const AttributeValue& value);
@@ -94,6 +98,8 @@ class FlClientHelper
     std::shared_ptr<const fedran::FederatedTask> m_task;
     uint32_t m_nextClientId = 0;
     std::vector<double> m_samplesPerSecond;
+    std::vector<double> m_crashProbability;
+    std::vector<double> m_crashRestartS;
     bool m_availabilityFromFactory = false;
     ObjectFactory m_availabilityFactory;
     AvailabilityMaker m_availabilityMaker;

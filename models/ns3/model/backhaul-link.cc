@@ -6,6 +6,8 @@
 #include "models/ns3/model/trace-link.h"
 #include "models/ns3/model/variable-rate-link.h"
 
+#include <ns3/ipv4-interface.h>
+#include <ns3/ipv4-l3-protocol.h>
 #include <ns3/point-to-point-net-device.h>
 #include <ns3/queue-disc.h>
 #include <ns3/queue.h>
@@ -88,6 +90,50 @@ PointToPointInstalledLink::ConnectCapacityChanged(Callback<void> onChange) const
                                                 MakeBoundCallback(&CapacityTraced, onChange)) &&
            variable->TraceConnectWithoutContext("CapacityDown",
                                                 MakeBoundCallback(&CapacityTraced, onChange));
+}
+
+void
+InstalledLink::BeginOutage() const
+{
+    if (m_outages++ == 0)
+    {
+        SetInterfacesUp(false);
+    }
+}
+
+void
+InstalledLink::EndOutage() const
+{
+    if (m_outages > 0 && --m_outages == 0)
+    {
+        SetInterfacesUp(true);
+    }
+}
+
+void
+InstalledLink::SetInterfacesUp(bool up) const
+{
+    // Ipv4Interface itself, not Ipv4::SetDown: that would tell the routing protocol, and
+    // static routing forgets the routes through a downed interface for good.
+    for (uint32_t d = 0; d < m_devices.GetN(); ++d)
+    {
+        Ptr<NetDevice> device = m_devices.Get(d);
+        Ptr<Ipv4L3Protocol> ipv4 = device->GetNode()->GetObject<Ipv4L3Protocol>();
+        const int32_t index = ipv4 ? ipv4->GetInterfaceForDevice(device) : -1;
+        if (index < 0)
+        {
+            continue;
+        }
+        Ptr<Ipv4Interface> interface = ipv4->GetInterface(static_cast<uint32_t>(index));
+        if (up)
+        {
+            interface->SetUp();
+        }
+        else
+        {
+            interface->SetDown();
+        }
+    }
 }
 
 Ptr<NetDevice>

@@ -98,8 +98,27 @@ class InstalledLink
     /// the client's default route and installs the link's background traffic.
     virtual bool RoutesClient() const = 0;
 
+    /**
+     * Scripted outages (faults.link_outages, faults.server_outages) for every link model: the
+     * IP interfaces on the link's devices go down, so nothing is sent or received either way
+     * (packets already on the wire are dropped where they arrive); routes stay as they are.
+     * Outages nest: the link is back up when every one has ended. An lte link's network end
+     * has no IP interface: its UE's is enough. Const: the state is the network's, not the
+     * description's.
+     */
+    void BeginOutage() const;
+    void EndOutage() const;
+    /// Whether a scripted outage holds the link down now (its capacity is then 0).
+    bool IsOut() const
+    {
+        return m_outages > 0;
+    }
+
   private:
+    void SetInterfacesUp(bool up) const;
+
     NetDeviceContainer m_devices;
+    mutable uint32_t m_outages = 0;
 };
 
 /**

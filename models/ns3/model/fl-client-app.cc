@@ -71,6 +71,23 @@ FlClientApp::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&FlClientApp::m_availability),
                           MakePointerChecker<ClientAvailability>())
+            .AddAttribute("CorruptUplink",
+                          "Probability that an update frame's payload is damaged after its "
+                          "CRC was computed (faults.corrupt_uplink); set before the task.",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&FlClientApp::m_corruptUplink),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("CrashProbability",
+                          "Probability per round of crashing while training "
+                          "(faults.crashes); set before the task.",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&FlClientApp::m_crashProbability),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("CrashRestart",
+                          "How long a crashed site stays down before it restarts.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&FlClientApp::m_crashRestart),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("ModelReceived",
                             "A global model arrived and was decoded.",
                             MakeTraceSourceAccessor(&FlClientApp::m_modelReceivedTrace),
@@ -86,13 +103,20 @@ FlClientApp::GetTypeId()
             .AddTraceSource("UploadMeasured",
                             "The transport acknowledged every byte of an update.",
                             MakeTraceSourceAccessor(&FlClientApp::m_uploadMeasuredTrace),
-                            "ns3::FlClientApp::UploadMeasuredCallback");
+                            "ns3::FlClientApp::UploadMeasuredCallback")
+            .AddTraceSource("Crashed",
+                            "The site crashed while training for a round (faults.crashes).",
+                            MakeTraceSourceAccessor(&FlClientApp::m_crashedTrace),
+                            "ns3::FlClientApp::CrashedCallback");
     return tid;
 }
 
 FlClientApp::FlClientApp()
     : m_clientId(0),
       m_samplesPerSecond(2000.0),
+      m_corruptUplink(0.0),
+      m_crashProbability(0.0),
+      m_crashed(false),
       m_joinRng(CreateObject<UniformRandomVariable>()),
       m_failedConnects(0),
       m_online(true)
@@ -109,6 +133,8 @@ FlClientApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
     config.clientId = m_clientId;
     config.samplesPerSecond = m_samplesPerSecond;
     config.deadlineS = m_deadline.GetSeconds();
+    config.corruptUplink = m_corruptUplink;
+    config.crashProbability = m_crashProbability;
     m_session = std::make_unique<fedran::ClientSession>(config, std::move(task));
 }
 
@@ -154,6 +180,10 @@ FlClientApp::ScheduleReconnect()
 void
 FlClientApp::Connect()
 {
+    if (m_crashed)
+    {
+        return; // Restart connects
+    }
     m_transport->Connect(GetNode(), m_server, MakeCallback(&FlClientApp::HandleConnected, this));
 }
 
@@ -167,6 +197,7 @@ FlClientApp::StopApplication()
     m_sendEvent.Cancel();
     m_dropEvent.Cancel();
     m_connectEvent.Cancel();
+    m_restartEvent.Cancel();
     WaitForTraining();
     if (m_channel)
     {
@@ -225,6 +256,11 @@ FlClientApp::HandleFrame(Ptr<MessageChannel> channel,
                          const fedran::Frame& frame,
                          const FrameReceipt& receipt)
 {
+    if (frame.corrupt)
+    {
+        HandleChannelError(channel, "a damaged frame from the server (CRC mismatch)");
+        return;
+    }
     switch (m_session->Classify(frame))
     {
     case fedran::ServerFrameKind::Model:
@@ -288,6 +324,15 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& re
     {
         // Its training would be thrown away: it is not run at all.
         m_dropEvent = Simulator::Schedule(Seconds(dropAt * computeS), &FlClientApp::DropOut, this);
+        return;
+    }
+    if (const std::optional<double> crashAt = m_session->DrawCrash())
+    {
+        // As with a dropout, the training that the crash loses is not run.
+        m_dropEvent = Simulator::Schedule(Seconds(*crashAt * computeS),
+                                          &FlClientApp::CrashOut,
+                                          this,
+                                          round);
         return;
     }
     if (m_session->IsAdaptive())
@@ -391,6 +436,27 @@ FlClientApp::DropOut()
 {
     Leave();
     Connect();
+}
+
+void
+FlClientApp::CrashOut(uint32_t round)
+{
+    Leave(); // the server sees the reset and records the client dropped
+    m_session->Crash();
+    m_crashed = true;
+    m_crashedTrace(round, m_clientId);
+    m_restartEvent = Simulator::Schedule(m_crashRestart, &FlClientApp::Restart, this);
+}
+
+void
+FlClientApp::Restart()
+{
+    m_crashed = false;
+    m_failedConnects = 0;
+    if (m_online && !m_channel)
+    {
+        Connect(); // joins afresh, as after any reconnection
+    }
 }
 
 } // namespace ns3

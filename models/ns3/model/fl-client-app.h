@@ -38,6 +38,11 @@ namespace ns3
  * sees the reset) and abandons the round's training. It reconnects and joins again when the
  * process turns back on, or right away after a dropout.
  *
+ * Faults (docs/reliability.md): with CrashProbability a site crashes part-way through a
+ * round's training (its connection reset, as a dropout's), stays down for CrashRestart and
+ * comes back without its codec state; with CorruptUplink its update frames are damaged after
+ * their CRC was computed, which the server's CRC check catches.
+ *
  * With an "adaptive" uplink the session's rate controller picks the ladder rung (or a skip)
  * each round from what this client observes: the acknowledged duration of its own past
  * uploads, this round's model download, its compute time and the round Deadline (see
@@ -65,6 +70,7 @@ class FlClientApp : public Application
     typedef void (*UpdateSentCallback)(const fedran::UpdateSentRecord& record);
     typedef void (*LeftCallback)(uint32_t client);
     typedef void (*UploadMeasuredCallback)(const fedran::UploadMeasuredRecord& record);
+    typedef void (*CrashedCallback)(uint32_t round, uint32_t client);
 
   private:
     void StartApplication() override;
@@ -84,6 +90,9 @@ class FlClientApp : public Application
     void TurnOn();
     /// Leaves the current round part-way through its training, then reconnects.
     void DropOut();
+    /// Crashes part-way through `round`'s training: down for CrashRestart, then restarts.
+    void CrashOut(uint32_t round);
+    void Restart();
     void HandleFrame(Ptr<MessageChannel> channel,
                      const fedran::Frame& frame,
                      const FrameReceipt& receipt);
@@ -107,12 +116,17 @@ class FlClientApp : public Application
     Time m_reconnectBackoffMax;
     Ptr<MessageTransport> m_transport;
     Ptr<ClientAvailability> m_availability;
+    double m_corruptUplink;
+    double m_crashProbability;
+    Time m_crashRestart;
 
     std::unique_ptr<fedran::ClientSession> m_session;
     Ptr<MessageChannel> m_channel;
     EventId m_sendEvent;
     EventId m_dropEvent;
     EventId m_connectEvent;
+    EventId m_restartEvent;
+    bool m_crashed; ///< down after a crash, until CrashRestart has passed
     Ptr<UniformRandomVariable> m_joinRng;
     uint32_t m_failedConnects; ///< consecutive failed or lost connections
     bool m_online;
@@ -123,6 +137,7 @@ class FlClientApp : public Application
     TracedCallback<const fedran::UpdateSentRecord&> m_updateSentTrace;
     TracedCallback<uint32_t> m_leftTrace;
     TracedCallback<const fedran::UploadMeasuredRecord&> m_uploadMeasuredTrace;
+    TracedCallback<uint32_t, uint32_t> m_crashedTrace;
 };
 
 } // namespace ns3

@@ -182,6 +182,23 @@ FlServerApp::HandleFrame(Ptr<MessageChannel> channel,
                          const fedran::Frame& frame,
                          const FrameReceipt&)
 {
+    if (frame.corrupt)
+    {
+        // Damaged in flight: the header's client is not to be trusted, the connection's is.
+        auto it = m_clientOfChannel.find(PeekPointer(channel));
+        if (it == m_clientOfChannel.end() || frame.header.type == fedran::FrameType::Join)
+        {
+            HandleChannelError(channel, "a damaged frame (CRC mismatch) before the join");
+            return;
+        }
+        fedran::Frame damaged = frame;
+        damaged.header.client = it->second;
+        if (auto error = m_coordinator->OnFrame(damaged))
+        {
+            HandleChannelError(channel, *error);
+        }
+        return;
+    }
     if (frame.header.type == fedran::FrameType::Join)
     {
         HandleJoin(channel, frame.header.client);
