@@ -2,6 +2,7 @@
 `sweep.py run-one`; waiting for the job with squeue."""
 import argparse
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -31,8 +32,8 @@ def slurm_submit(out_dir, runs, args):
             lines.append(f"#SBATCH --{option}={getattr(args, option)}")
     lines += [f"#SBATCH {extra}" for extra in args.sbatch_arg]
     lines += ["# One array task per run; each runs fedran with --threads = cpus-per-task.",
-              f"exec {sys.executable} {SWEEP_SCRIPT} run-one "
-              f"--tasks {tasks} --index \"$SLURM_ARRAY_TASK_ID\" "
+              f"exec {shlex.quote(sys.executable)} {shlex.quote(SWEEP_SCRIPT)} run-one "
+              f"--tasks {shlex.quote(tasks)} --index \"$SLURM_ARRAY_TASK_ID\" "
               f"--threads {args.cpus_per_task}", ""]
     script = os.path.join(slurm_dir, f"job-{stamp}.sh")
     write_atomic(script, "\n".join(lines))
