@@ -60,7 +60,7 @@ LinkSampler::Sample()
         }
         m_csv->Add(now, 6)
             .Add(d->name)
-            .Add(d->link->IsOut() ? uint64_t{0} : d->link->CapacityBpsOf(d->direction)) // faults
+            .Add(d->link->AvailableBpsOf(d->direction)) // 0 during a scripted outage
             .Add(static_cast<uint64_t>(std::llround(d->bytes * 8.0 / m_intervalS)));
         const std::optional<uint64_t> backlog =
             m_counters ? std::optional<uint64_t>(0) : d->link->QueuedBytes(d->direction);

@@ -103,9 +103,13 @@ AsyncCoordinator::OnFrame(const Frame& frame)
     {
         return "unexpected frame type from a client in async mode";
     }
+    // A corrupt frame's header passed the structural checks but its round may be damaged;
+    // its client is the connection's (the host puts it there). A client trains for one model
+    // at a time, so a damaged update from a training client is that model's.
     const uint32_t client = frame.header.client;
     const auto training = m_training.find(client);
-    if (training == m_training.end() || frame.header.round != training->second + 1)
+    if (training == m_training.end() ||
+        (!frame.corrupt && frame.header.round != training->second + 1))
     {
         return "an update for a model this client was not sent";
     }
@@ -114,13 +118,20 @@ AsyncCoordinator::OnFrame(const Frame& frame)
     MakeIdle(client);
 
     UpdateArrivalRecord record;
-    record.round = frame.header.round;
+    record.round = from + 1;
     record.client = client;
     record.frameBytes = kFrameHeaderSize + frame.payload.size();
     record.step = m_version + 1;
     record.modelVersion = from;
     record.staleness = m_version - from;
-    if (m_finished)
+    if (frame.corrupt)
+    {
+        // Damaged in flight (CRC mismatch): nothing of it is folded in, the connection stays
+        // and the client is idle again, so Fill may pick it for the next model.
+        record.fate = UpdateFate::Corrupt;
+        record.reason = "CRC mismatch";
+    }
+    else if (m_finished)
     {
         record.fate = UpdateFate::Late; // after the last step
     }

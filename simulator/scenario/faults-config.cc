@@ -102,14 +102,6 @@ ReadFaults(const json& scenario, ScenarioConfig& config, std::vector<std::string
         outage.durationS = entry.at("duration_s").get<double>();
         faults.serverOutages.push_back(outage);
     }
-    if (config.network.transport == "flow" &&
-        !(faults.linkOutages.empty() && faults.serverOutages.empty()))
-    {
-        // Outages take IP interfaces down; the flow transport's shares never see them.
-        errors.push_back(std::string("faults.") +
-                         (faults.linkOutages.empty() ? "server_outages" : "link_outages") +
-                         ": network.transport \"flow\" carries no packets; outages need \"tcp\"");
-    }
     const json& crashes = spec.contains("crashes") ? spec.at("crashes") : none;
     std::vector<bool> given(config.groups.size(), false);
     for (size_t i = 0; i < crashes.size(); ++i)

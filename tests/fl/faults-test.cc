@@ -2,6 +2,8 @@
 // update frames caught by the CRC check and dropped as `corrupt` with the client selectable
 // again, and crashes that cost a site its codec state.
 
+#include "models/fl/async-coordinator.h"
+
 #include "fl-test-util.h"
 
 #include <gtest/gtest.h>
@@ -130,6 +132,69 @@ TEST(Faults, ACorruptLateUpdateIsDiscardedAsLateAndFreesTheClient)
     Frame join = Receive(EncodeFrame(FrameHeader{FrameType::Join, 0, 0, 1, 0, 0}, {}));
     join.corrupt = true;
     EXPECT_TRUE(server.OnFrame(join).has_value());
+}
+
+TEST(Faults, AsyncServerDropsCorruptUpdatesAndGivesTheClientTheNextModel)
+{
+    // FedBuff with K = 1 and all 4 clients training at once: 120 updates, each damaged with
+    // probability 0.2. A damaged one is recorded corrupt, folds nothing in (no step, the model
+    // unchanged) and frees its client, who is sent the current model at once.
+    const uint32_t n = 4;
+    auto task = MakeTinyTask(n);
+    FakeHost host;
+    CoordinatorConfig config;
+    config.rounds = 1000;
+    config.expectedClients = n;
+    config.joinTimeoutTicks = 30'000;
+    config.async = true;
+    config.asyncConfig.buffer = 1;
+    config.asyncConfig.concurrency = n;
+    AsyncCoordinator server(config, task, host);
+    std::vector<std::unique_ptr<ClientSession>> clients;
+    for (uint32_t c = 0; c < n; ++c)
+    {
+        ClientSessionConfig cc;
+        cc.clientId = c;
+        cc.corruptUplink = 0.2;
+        clients.push_back(std::make_unique<ClientSession>(cc, task));
+    }
+    server.Start();
+    for (uint32_t c = 0; c < n; ++c)
+    {
+        clients[c]->BeginConnection();
+        server.OnJoin(c);
+    }
+    uint32_t damaged = 0;
+    for (uint32_t k = 0; k < 120; ++k)
+    {
+        const uint32_t c = k % n;
+        ASSERT_FALSE(host.inbox[c].empty()) << "client " << c << " was sent a model";
+        Frame model = host.Take(c);
+        clients[c]->AcceptModel(model);
+        EncodedUpdate update = clients[c]->TrainAndEncode(model.header.round);
+        const Frame received = Receive(update.frame);
+        ASSERT_EQ(received.corrupt, update.record.corrupted);
+        const uint32_t version = server.Version();
+        const std::vector<float> before = server.GlobalParams();
+        ASSERT_EQ(server.OnFrame(received), std::nullopt) << "the connection survives";
+        EXPECT_EQ(host.arrivals.back().fate,
+                  update.record.corrupted ? UpdateFate::Corrupt : UpdateFate::Accepted);
+        if (update.record.corrupted)
+        {
+            ++damaged;
+            EXPECT_EQ(server.Version(), version) << "nothing folded in";
+            EXPECT_EQ(server.GlobalParams(), before);
+        }
+        else
+        {
+            EXPECT_EQ(server.Version(), version + 1);
+        }
+        EXPECT_EQ(server.TrainingCount(), n) << "the freed client trains again";
+    }
+    const double sd = std::sqrt(120 * 0.2 * 0.8);
+    EXPECT_GE(damaged, 24 - 3 * sd);
+    EXPECT_LE(damaged, 24 + 3 * sd);
+    EXPECT_EQ(server.Version(), 120 - damaged);
 }
 
 TEST(Faults, CrashDrawsFollowTheProbabilityAndOnlyThen)

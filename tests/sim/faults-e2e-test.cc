@@ -186,6 +186,120 @@ TEST(FaultsEndToEnd, CrashedSitesComeBackAndLinkOutagesShowInLinksCsv)
     }
 }
 
+TEST(FaultsEndToEnd, WithTheFlowTransportOutagesStallTransfersUntilTheLinkIsBack)
+{
+    // The flow transport carries no packets, so downed interfaces would not stop it: an outage
+    // reaches its fluid links as capacity 0 both ways instead. Its transfers stall and go on
+    // when the link is back (no retransmission timeout to wait out, unlike TCP's packets).
+    TempDir dir("flow-outage");
+    json scenario = TinyScenario(6, 6, 12);
+    scenario["server"]["deadline_s"] = 30;
+    scenario["network"]["transport"] = "flow";
+    scenario["faults"] = {{"server_outages", {{{"start_s", 5}, {"duration_s", 20}}}},
+                          {"link_outages", {{{"group", "sites"}, {"start_s", 26}, {"duration_s", 2}}}}};
+    const auto out = RunFaulty(dir, "f", scenario);
+    const Rows rounds = ReadCsv(out / "rounds.csv");
+    const Rows clients = ReadCsv(out / "clients.csv");
+    ASSERT_EQ(rounds.size(), 12u);
+    int serverHit = 0;
+    int groupHit = 0;
+    for (const auto& round : rounds)
+    {
+        const double end = std::stod(round.at("sim_time_s"));
+        const double start = end - std::stod(round.at("round_duration_s"));
+        serverHit += start < 25.0 && end > 5.0;
+        if (start < 25.0 && end > 5.0)
+        {
+            EXPECT_GE(end, 25.0) << "nothing moves before the core link is back";
+        }
+        groupHit += start < 28.0 && end > 26.0;
+        if (start < 28.0 && end > 26.0)
+        {
+            EXPECT_GE(end, 28.0) << "nothing moves before the client links are back";
+        }
+        EXPECT_EQ(round.at("participants"), "6") << "round " << round.at("round");
+    }
+    EXPECT_EQ(serverHit, 1);
+    EXPECT_EQ(groupHit, 1);
+    for (const auto& row : clients)
+    {
+        EXPECT_EQ(row.at("status"), "completed") << "round " << row.at("round");
+    }
+    // links.csv reads the core link's 0 during the outage, and its rate otherwise.
+    int coreOut = 0;
+    for (const auto& row : ReadCsv(out / "links.csv"))
+    {
+        const double t = std::stod(row.at("time_s"));
+        if (row.at("link").rfind("core", 0) == 0 && t > 4.5 && t < 24.5)
+        {
+            EXPECT_EQ(row.at("capacity_bps"), "0") << row.at("link") << " at " << t;
+            ++coreOut;
+        }
+    }
+    EXPECT_EQ(coreOut, 2 * 20) << "samples at 5 ... 24 s of both directions";
+}
+
+TEST(FaultsEndToEnd, AsyncModeDropsCorruptUpdatesAndCrashedSitesComeBack)
+{
+    TempDir dir("async-faults");
+    json scenario = TinyScenario(8, 4, 40);
+    scenario["server"]["mode"] = "async";
+    scenario["server"]["async"] = {{"buffer", 2}, {"concurrency", 6}};
+    scenario["faults"] = {
+        {"corrupt_uplink", 0.2},
+        {"crashes", {{{"group", "sites"}, {"probability", 0.1}, {"restart_s", 2}}}}};
+    const auto out = RunFaulty(dir, "a", scenario);
+    const Rows clients = ReadCsv(out / "clients.csv");
+    const Rows rounds = ReadCsv(out / "rounds.csv");
+    ASSERT_EQ(rounds.size(), 40u);
+    const double lastEndS = std::stod(rounds.back().at("sim_time_s"));
+    int corrupt = 0;
+    int completed = 0;
+    int crashed = 0;
+    std::map<std::string, int> completedPerStep;
+    for (size_t i = 0; i < clients.size(); ++i)
+    {
+        const auto& row = clients[i];
+        const std::string& status = row.at("status");
+        completed += status == "completed";
+        completedPerStep[row.at("round")] += status == "completed";
+        if (status == "corrupt" || status == "crashed")
+        {
+            (status == "corrupt" ? corrupt : crashed) += 1;
+            // Back later: a row of the same client further down (rows follow arrivals), unless
+            // the run ended first.
+            bool later = false;
+            for (size_t j = i + 1; j < clients.size() && !later; ++j)
+            {
+                later = clients[j].at("client") == row.at("client");
+            }
+            // A crashed site is down restart_s (2 s) from a moment of its 0.375 s of training.
+            const double backS = status == "corrupt" ? std::stod(row.at("upload_end_s")) + 0.5
+                                                     : std::stod(row.at("model_received_s")) + 3.0;
+            if (backS < lastEndS)
+            {
+                EXPECT_TRUE(later) << status << " client " << row.at("client") << " in step "
+                                   << row.at("round");
+            }
+        }
+        if (status == "crashed")
+        {
+            EXPECT_TRUE(row.at("upload_start_s").empty()) << "it crashed while training";
+        }
+    }
+    EXPECT_GT(crashed, 0);
+    // Of the updates that arrived, a fifth were damaged: Binomial(n, 0.2) within 3 sd.
+    const int arrived = corrupt + completed;
+    const double sd = std::sqrt(arrived * 0.2 * 0.8);
+    EXPECT_GE(corrupt, arrived * 0.2 - 3 * sd) << arrived << " arrived";
+    EXPECT_LE(corrupt, arrived * 0.2 + 3 * sd) << arrived << " arrived";
+    for (const auto& round : rounds)
+    {
+        EXPECT_EQ(std::stoi(round.at("participants")), completedPerStep[round.at("round")])
+            << "only undamaged updates count, step " << round.at("round");
+    }
+}
+
 TEST(FaultsEndToEnd, UnknownGroupsAndHubsAreScenarioErrors)
 {
     TempDir dir("faults-bad");

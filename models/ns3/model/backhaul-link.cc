@@ -98,6 +98,10 @@ InstalledLink::BeginOutage() const
     if (m_outages++ == 0)
     {
         SetInterfacesUp(false);
+        for (const Callback<void>& listener : m_outageListeners)
+        {
+            listener();
+        }
     }
 }
 
@@ -107,6 +111,10 @@ InstalledLink::EndOutage() const
     if (m_outages > 0 && --m_outages == 0)
     {
         SetInterfacesUp(true);
+        for (const Callback<void>& listener : m_outageListeners)
+        {
+            listener();
+        }
     }
 }
 

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -114,11 +115,25 @@ class InstalledLink
         return m_outages > 0;
     }
 
+    /// What `direction` can carry now: 0 during a scripted outage, CapacityBpsOf otherwise.
+    uint64_t AvailableBpsOf(LinkDirection direction) const
+    {
+        return IsOut() ? 0 : CapacityBpsOf(direction);
+    }
+
+    /// Calls `onChange` whenever a scripted outage begins or ends. The flow transport carries
+    /// no packets, so the downed interfaces do not stop it; it follows this instead.
+    void ConnectOutageChanged(Callback<void> onChange) const
+    {
+        m_outageListeners.push_back(onChange);
+    }
+
   private:
     void SetInterfacesUp(bool up) const;
 
     NetDeviceContainer m_devices;
     mutable uint32_t m_outages = 0;
+    mutable std::vector<Callback<void>> m_outageListeners;
 };
 
 /**

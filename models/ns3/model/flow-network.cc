@@ -84,9 +84,12 @@ FlowNetwork::FlowNetwork(const TransportTopology& topology, const fedran::TcpFlo
         const TransportLink& link = m_links[i];
         m_indexOf[link.link] = i;
         m_upLinkOf[link.child] = i;
-        m_fluid.AddLink(static_cast<double>(link.link->CapacityBpsOf(LinkDirection::Uplink)));
-        m_fluid.AddLink(static_cast<double>(link.link->CapacityBpsOf(LinkDirection::Downlink)));
+        m_fluid.AddLink(static_cast<double>(link.link->AvailableBpsOf(LinkDirection::Uplink)));
+        m_fluid.AddLink(static_cast<double>(link.link->AvailableBpsOf(LinkDirection::Downlink)));
         link.link->ConnectCapacityChanged(
+            Callback<void>(MakeCallback(&FlowNetwork::CapacityChanged, this).Bind(i)));
+        // faults.link_outages / server_outages: capacity 0 both ways while out.
+        link.link->ConnectOutageChanged(
             Callback<void>(MakeCallback(&FlowNetwork::CapacityChanged, this).Bind(i)));
         if (link.background && link.background->load > 0.0)
         {
@@ -208,7 +211,7 @@ FlowNetwork::Hops(const Path& path, LinkDirection direction) const
     {
         const TransportLink& link = m_links[l];
         fedran::PathHop hop;
-        hop.capacityBps = static_cast<double>(link.link->CapacityBpsOf(direction));
+        hop.capacityBps = static_cast<double>(link.link->AvailableBpsOf(direction));
         hop.delayS = ChannelDelayS(link, direction);
         // An outage shows as every packet lost; its capacity 0 says it already.
         hop.loss = hop.capacityBps > 0.0 ? ReceiveLoss(link, direction, segment) : 0.0;
@@ -222,8 +225,8 @@ FlowNetwork::Up(const Path& path) const
 {
     // A handshake needs both directions.
     return std::all_of(path.begin(), path.end(), [this](uint32_t l) {
-        return m_links[l].link->CapacityBpsOf(LinkDirection::Uplink) > 0 &&
-               m_links[l].link->CapacityBpsOf(LinkDirection::Downlink) > 0;
+        return m_links[l].link->AvailableBpsOf(LinkDirection::Uplink) > 0 &&
+               m_links[l].link->AvailableBpsOf(LinkDirection::Downlink) > 0;
     });
 }
 
@@ -233,7 +236,7 @@ FlowNetwork::Refresh(uint32_t l)
     for (LinkDirection direction : {LinkDirection::Uplink, LinkDirection::Downlink})
     {
         m_fluid.SetCapacity(FluidLink(l, direction),
-                            static_cast<double>(m_links[l].link->CapacityBpsOf(direction)),
+                            static_cast<double>(m_links[l].link->AvailableBpsOf(direction)),
                             Now());
     }
 }
