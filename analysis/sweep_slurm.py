@@ -15,17 +15,32 @@ from sweep_run import (PROG, duration_text, eta, fail, failure_line, is_finished
 SWEEP_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sweep.py")
 
 
+def sbatch_quote(value):
+    """`value` as one argument of an #SBATCH line. sbatch reads those lines itself, not the
+    shell: double quotes group, a backslash escapes the next character, and an unescaped #
+    starts a comment even inside quotes."""
+    escaped = "".join("\\" + c if c in '"\\#' else c for c in value)
+    return f'"{escaped}"'
+
+
+def slurm_pattern(path):
+    """`path` as a literal part of an sbatch filename pattern (% starts a replacement)."""
+    return path.replace("%", "%%")
+
+
 def slurm_submit(out_dir, runs, args):
-    """Writes one array job script for `runs` and submits it; returns the job id."""
-    slurm_dir = os.path.join(out_dir, "slurm")
+    """Writes one array job script for `runs` and submits it; returns the job id. Every path
+    in the script is quoted: an output folder may hold spaces, quotes or #."""
+    slurm_dir = os.path.join(os.path.abspath(out_dir), "slurm")
     os.makedirs(slurm_dir, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     tasks = os.path.join(slurm_dir, f"tasks-{stamp}.txt")
     write_atomic(tasks, "".join(r["id"] + "\n" for r in runs))
+    output = slurm_pattern(os.path.join(slurm_dir, "")) + "%A_%a.out"
     lines = ["#!/bin/sh",
-             f"#SBATCH --job-name=fedran-{args.name}",
+             f"#SBATCH --job-name={sbatch_quote('fedran-' + args.name)}",
              f"#SBATCH --array=0-{len(runs) - 1}",
-             f"#SBATCH --output={slurm_dir}/%A_%a.out",
+             f"#SBATCH --output={sbatch_quote(output)}",
              f"#SBATCH --cpus-per-task={args.cpus_per_task}"]
     for option in ("partition", "time", "mem"):
         if getattr(args, option):

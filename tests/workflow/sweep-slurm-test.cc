@@ -79,5 +79,51 @@ TEST(SweepSlurmTest, SlowTwoRunArrayOnALocalhostClusterIsCollected)
     EXPECT_EQ(ReadCsv(out / "final.csv").size(), 2u);
 }
 
+TEST(SweepSlurmTest, SlowSubmitsFromAFolderWithASpaceInItsName)
+{
+    // The job script names the output folder in #SBATCH --output (read by sbatch) and in the
+    // task's command line (read by sh); a space, a quote or a # must survive both.
+    const std::string unavailable = SlurmCluster::Unavailable();
+    if (!unavailable.empty())
+    {
+        GTEST_SKIP() << "no local Slurm: " << unavailable;
+    }
+    TempDir dir("slurm-space");
+    SlurmCluster cluster(dir.Path() / "cluster");
+    ASSERT_TRUE(cluster.WaitUntilReady()) << cluster.Logs();
+    const std::filesystem::path work = dir.Path() / "my study";
+    std::filesystem::create_directories(work);
+    WriteTinySweep(work,
+                   {{"name", "spaced"}, {"grid", {{"compression.uplink", {{{"type", "none"}}}}}}});
+    ToolResult r = RunTool("sweep.py",
+                           "sweep.json --out \"out dir #1's\" --backend slurm --poll 0.5 " +
+                               FedranArg(),
+                           work,
+                           cluster.Env());
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText << cluster.Logs();
+    const std::filesystem::path out = work / "out dir #1's";
+    const auto final = ReadCsv(out / "final.csv");
+    ASSERT_EQ(final.size(), 1u);
+    EXPECT_EQ(final[0].at("status"), "done") << final[0].at("error");
+    // The task's log went where --output said, inside the spaced folder.
+    std::string logs;
+    std::string script;
+    for (const auto& entry : std::filesystem::directory_iterator(out / "slurm"))
+    {
+        const std::string name = entry.path().filename().string();
+        if (name.ends_with(".out"))
+        {
+            logs += ReadFile(entry.path());
+        }
+        if (name.starts_with("job-"))
+        {
+            script += ReadFile(entry.path());
+        }
+    }
+    EXPECT_NE(logs.find(final[0].at("run_id") + ": finished"), std::string::npos)
+        << logs << script;
+    EXPECT_NE(script.find("#SBATCH --output=\""), std::string::npos) << script;
+}
+
 } // namespace
 } // namespace fedran::test
