@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace fedran::fuzz
@@ -30,6 +31,27 @@ std::vector<std::vector<uint8_t>> ExchangeMessageSeeds();
 
 /// Valid inputs for FuzzFrameStream: a few frames back to back.
 std::vector<std::vector<uint8_t>> FrameStreamSeeds();
+
+/// The scenario reader, validator and --set parser: byte 0 picks a whole scenario text
+/// (even) or a --set assignment applied to a valid base scenario (odd); the rest is the text.
+void FuzzScenario(const uint8_t* data, size_t size);
+
+/// What FuzzScenario saw since the last call: inputs run, accepted, rejected with a scenario
+/// or codec error, and findings (any other exception: a bug).
+struct ScenarioFuzzCounts
+{
+    uint64_t executions = 0;
+    uint64_t accepted = 0;
+    uint64_t rejected = 0;
+    uint64_t findings = 0;
+    std::string firstFinding;   ///< the first finding's exception and input
+    std::string firstRejection; ///< the first rejection's message
+};
+
+ScenarioFuzzCounts TakeScenarioFuzzCounts();
+
+/// The shipped scenarios (scenarios/*.json) and a few --set assignments.
+std::vector<std::vector<uint8_t>> ScenarioSeeds();
 
 } // namespace fedran::fuzz
 

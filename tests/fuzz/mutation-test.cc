@@ -9,7 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace fedran::fuzz
 {
@@ -78,22 +81,30 @@ Mutate(const std::vector<uint8_t>& seed, Rng& rng)
     return m;
 }
 
-void
-RunMutations(void (*target)(const uint8_t*, size_t), const std::vector<std::vector<uint8_t>>& seeds)
+/// Runs `target` on each seed and `iterations` mutations of it, then on as many inputs of
+/// pure noise; returns the number of executions. A finding (a crash, a sanitizer report, an
+/// exception the target does not expect) ends the test run or fails the test.
+uint64_t
+RunMutations(void (*target)(const uint8_t*, size_t),
+             const std::vector<std::vector<uint8_t>>& seeds,
+             size_t iterations = Iterations())
 {
-    ASSERT_FALSE(seeds.empty());
+    EXPECT_FALSE(seeds.empty());
+    uint64_t executions = 0;
     Rng rng(2024);
     for (const auto& seed : seeds)
     {
         target(seed.data(), seed.size()); // the valid input first
-        for (size_t i = 0; i < Iterations(); ++i)
+        ++executions;
+        for (size_t i = 0; i < iterations; ++i)
         {
             const std::vector<uint8_t> input = Mutate(seed, rng);
             target(input.data(), input.size());
+            ++executions;
         }
     }
     // Pure noise too.
-    for (size_t i = 0; i < Iterations(); ++i)
+    for (size_t i = 0; i < iterations; ++i)
     {
         std::vector<uint8_t> noise(rng.UniformInt(200));
         for (auto& b : noise)
@@ -101,22 +112,64 @@ RunMutations(void (*target)(const uint8_t*, size_t), const std::vector<std::vect
             b = static_cast<uint8_t>(rng.NextU64());
         }
         target(noise.data(), noise.size());
+        ++executions;
     }
+    return executions;
 }
 
+/// The run's figures, on stdout (ctest --verbose, the CI log) and in the test's XML output.
+void
+Report(const char* target, uint64_t executions, uint64_t findings)
+{
+    std::printf("fuzz %s: %llu executions, %llu findings\n",
+                target,
+                static_cast<unsigned long long>(executions),
+                static_cast<unsigned long long>(findings));
+    ::testing::Test::RecordProperty("executions", std::to_string(executions));
+    ::testing::Test::RecordProperty("findings", std::to_string(findings));
+}
+
+// The byte targets have no finding to count: a crash or sanitizer report ends the process, and
+// an exception other than the decoder's own fails the test. Reaching Report means none.
 TEST(Fuzz, FrameStreamSurvivesMutations)
 {
-    RunMutations(&FuzzFrameStream, FrameStreamSeeds());
+    const uint64_t executions = RunMutations(&FuzzFrameStream, FrameStreamSeeds());
+    Report("frame-stream", executions, HasFailure() ? 1 : 0);
 }
 
 TEST(Fuzz, EveryCodecDecoderSurvivesMutations)
 {
-    RunMutations(&FuzzCodecDecode, CodecDecodeSeeds());
+    const uint64_t executions = RunMutations(&FuzzCodecDecode, CodecDecodeSeeds());
+    Report("codec-decode", executions, HasFailure() ? 1 : 0);
 }
 
 TEST(Fuzz, TwoExchangeMessagesSurviveMutations)
 {
-    RunMutations(&FuzzExchangeMessages, ExchangeMessageSeeds());
+    const uint64_t executions = RunMutations(&FuzzExchangeMessages, ExchangeMessageSeeds());
+    Report("exchange-messages", executions, HasFailure() ? 1 : 0);
+}
+
+TEST(Fuzz, ScenarioReaderValidatorAndSetParserSurviveMutations)
+{
+    const std::vector<std::vector<uint8_t>> seeds = ScenarioSeeds();
+    // Every seed (each shipped scenario, each --set assignment) is itself accepted.
+    for (const auto& seed : seeds)
+    {
+        FuzzScenario(seed.data(), seed.size());
+    }
+    const ScenarioFuzzCounts valid = TakeScenarioFuzzCounts();
+    EXPECT_EQ(valid.accepted, seeds.size()) << valid.firstRejection << valid.firstFinding;
+    // A fortieth of the iterations per seed (500 by default): each input is parsed, validated
+    // against the whole schema and typed, about a hundred times the work of a codec input.
+    RunMutations(&FuzzScenario, seeds, std::max<size_t>(Iterations() / 40, 1));
+    const ScenarioFuzzCounts counts = TakeScenarioFuzzCounts();
+    std::printf("fuzz scenario: %llu accepted, %llu rejected as scenario errors\n",
+                static_cast<unsigned long long>(counts.accepted),
+                static_cast<unsigned long long>(counts.rejected));
+    Report("scenario", counts.executions, counts.findings);
+    EXPECT_EQ(counts.findings, 0u) << counts.firstFinding;
+    EXPECT_GT(counts.accepted, seeds.size()) << "some mutations stay valid";
+    EXPECT_GT(counts.rejected, 0u);
 }
 
 } // namespace
