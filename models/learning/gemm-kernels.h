@@ -9,96 +9,35 @@
 namespace fedran::gemm
 {
 
-using Kernel = void (*)(bool transposeA,
-                        bool transposeB,
-                        size_t m,
-                        size_t n,
-                        size_t k,
-                        const float* a,
-                        size_t lda,
-                        const float* b,
-                        size_t ldb,
-                        float* c,
-                        size_t ldc);
+/// The signature every kernel has.
+using KernelFunction = void(bool transposeA,
+                            bool transposeB,
+                            size_t m,
+                            size_t n,
+                            size_t k,
+                            const float* a,
+                            size_t lda,
+                            const float* b,
+                            size_t ldb,
+                            float* c,
+                            size_t ldc);
+using Kernel = KernelFunction*;
+
+// Fast kernels (gemm-kernel-impl.h: Eigen's, with FMA where the instruction set has it) and
+// portable ones (gemm-portable-impl.h: the same bits from each of them).
 
 /// SSE2 (the x86-64 baseline), or whatever the build's flags give on other architectures.
-void Generic(bool,
-             bool,
-             size_t,
-             size_t,
-             size_t,
-             const float*,
-             size_t,
-             const float*,
-             size_t,
-             float*,
-             size_t);
+KernelFunction Generic;
+KernelFunction PortableGeneric;
 
 #ifdef FEDRAN_GEMM_X86_KERNELS
 /// x86-64-v3: AVX2 and FMA.
-void Avx2(bool,
-          bool,
-          size_t,
-          size_t,
-          size_t,
-          const float*,
-          size_t,
-          const float*,
-          size_t,
-          float*,
-          size_t);
+KernelFunction Avx2;
+KernelFunction PortableAvx2;
 
 /// x86-64-v4: AVX-512 F/BW/CD/DQ/VL.
-void Avx512(bool,
-            bool,
-            size_t,
-            size_t,
-            size_t,
-            const float*,
-            size_t,
-            const float*,
-            size_t,
-            float*,
-            size_t);
-#endif
-
-/// The portable kernels (gemm-portable-impl.h): the same bits from each of them.
-void PortableGeneric(bool,
-                     bool,
-                     size_t,
-                     size_t,
-                     size_t,
-                     const float*,
-                     size_t,
-                     const float*,
-                     size_t,
-                     float*,
-                     size_t);
-
-#ifdef FEDRAN_GEMM_X86_KERNELS
-void PortableAvx2(bool,
-                  bool,
-                  size_t,
-                  size_t,
-                  size_t,
-                  const float*,
-                  size_t,
-                  const float*,
-                  size_t,
-                  float*,
-                  size_t);
-
-void PortableAvx512(bool,
-                    bool,
-                    size_t,
-                    size_t,
-                    size_t,
-                    const float*,
-                    size_t,
-                    const float*,
-                    size_t,
-                    float*,
-                    size_t);
+KernelFunction Avx512;
+KernelFunction PortableAvx512;
 #endif
 
 } // namespace fedran::gemm
