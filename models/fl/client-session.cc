@@ -17,7 +17,9 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     {
         throw std::invalid_argument("client id beyond the partition");
     }
-    m_modelDecoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
+    m_modelDecoder = MakeCodec(m_config.downlinkCodec.is_null() ? m_task->downlinkCodec
+                                                                : m_config.downlinkCodec,
+                               "compression.downlink");
     m_updateEncoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
     m_ladder = m_updateEncoder->Ladder();
     if (m_ladder)

@@ -34,6 +34,9 @@ struct ClientSessionConfig
     double corruptUplink = 0.0;
     /// faults.crashes of the client's group: probability per round of crashing while training.
     double crashProbability = 0.0;
+    /// How the model frames of this client's parent are encoded: an edge aggregator's own
+    /// downlink codec (network.hubs[].aggregator); empty: the task's (the server's).
+    nlohmann::json downlinkCodec;
 };
 
 /// What a frame from the server is, for this client.

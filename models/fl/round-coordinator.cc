@@ -58,8 +58,18 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
     m_exchange = uplink->MakeExchange(m_task->model->Layout(),
                                       Rng(m_task->seed, kServerExchangeStream).NextU64());
     m_uplinkCodecId = uplink->Id();
-    m_modelEncoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
-    m_codecRng = Rng(m_task->seed, kServerCodecStream);
+    for (const auto& [child, spec] : m_config.aggregatorUplinkCodecs)
+    {
+        m_aggregatorCodecIds[child] = MakeCodec(spec, "aggregator.compression.uplink")->Id();
+    }
+    if (m_config.episodic)
+    {
+        m_optimizer = MakeServerOptimizer(ServerOptimizerConfig{}); // the plain mean
+    }
+    m_modelEncoder = MakeCodec(m_config.downlinkCodec.is_null() ? m_task->downlinkCodec
+                                                                : m_config.downlinkCodec,
+                               "compression.downlink");
+    m_codecRng = Rng(m_task->seed, m_config.codecStream);
 }
 
 RoundCoordinator::~RoundCoordinator() = default;
@@ -80,7 +90,7 @@ RoundCoordinator::Stop()
 bool
 RoundCoordinator::Admits(uint32_t client) const
 {
-    return client < m_task->partition.size();
+    return client < m_task->partition.size() || m_config.aggregatorUplinkCodecs.count(client);
 }
 
 void
@@ -98,8 +108,42 @@ RoundCoordinator::OnJoin(uint32_t client)
     if (!m_started && m_joined.size() >= m_config.expectedClients)
     {
         CancelJoinTimeout(m_host);
-        StartRound();
+        CloseJoin();
     }
+}
+
+void
+RoundCoordinator::CloseJoin()
+{
+    if (!m_config.episodic)
+    {
+        StartRound();
+        return;
+    }
+    m_started = true;
+    m_host.JoinClosed(static_cast<uint32_t>(m_joined.size()), m_config.expectedClients);
+}
+
+void
+RoundCoordinator::BeginEpisode(std::span<const float> model, uint32_t rounds)
+{
+    if (!m_started)
+    {
+        CancelJoinTimeout(m_host);
+        CloseJoin();
+    }
+    if (InEpisode())
+    {
+        // The parent sent a new model before this episode ended (it lost the connection
+        // and selected this tier again): its round ends here, unreported.
+        CancelDeadline();
+        m_busy.insert(m_pending.begin(), m_pending.end());
+        m_pending.clear();
+        m_firstPhase = false;
+    }
+    std::copy(model.begin(), model.end(), m_global.begin());
+    m_episodeEnd = m_round + rounds;
+    StartRound();
 }
 
 void
@@ -148,7 +192,7 @@ RoundCoordinator::OnTimer(CoordinatorTimer timer)
     {
     case CoordinatorTimer::JoinTimeout:
         JoinTimeoutFired();
-        StartRound();
+        CloseJoin();
         break;
     case CoordinatorTimer::Deadline:
         m_deadlineArmed = false;
@@ -289,7 +333,18 @@ RoundCoordinator::DiscardLate(UpdateArrivalRecord record)
 void
 RoundCoordinator::CheckUplinkFrame(const Frame& frame) const
 {
-    CheckUpdateFrame(frame, m_uplinkCodecId);
+    const auto aggregator = m_aggregatorCodecIds.find(frame.header.client);
+    CheckUpdateFrame(frame,
+                     aggregator == m_aggregatorCodecIds.end() ? m_uplinkCodecId
+                                                              : aggregator->second);
+}
+
+const nlohmann::json&
+RoundCoordinator::UplinkSpecOf(uint32_t client) const
+{
+    const auto aggregator = m_config.aggregatorUplinkCodecs.find(client);
+    return aggregator == m_config.aggregatorUplinkCodecs.end() ? m_task->uplinkCodec
+                                                               : aggregator->second;
 }
 
 void
@@ -315,7 +370,7 @@ RoundCoordinator::DecoderFor(uint32_t client)
     auto& decoder = m_decoders[client];
     if (!decoder)
     {
-        decoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+        decoder = MakeCodec(UplinkSpecOf(client), "compression.uplink");
     }
     // Updates are decoded in their own round only: the decoder follows the encoder's round
     // schedule (a sparsity warm-up).
@@ -364,7 +419,7 @@ RoundCoordinator::StartRound()
     m_rule->Reset(m_global.size());
     m_added.clear();
     m_host.RoundStarted(m_round, m_selected);
-    if (m_task->collusion)
+    if (m_task->collusion && !m_config.episodic)
     {
         // Before any model frame: colluding attackers may ask as soon as theirs arrives.
         m_task->collusion->BeginRound(m_round, m_global, m_selected, m_task->attacks);
@@ -408,7 +463,9 @@ RoundCoordinator::EncodeForClientView(uint32_t client)
     if (!view.encoder)
     {
         // Clients start from zeros (ClientSession); so does the server's mirror.
-        view.encoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
+        view.encoder = MakeCodec(m_config.downlinkCodec.is_null() ? m_task->downlinkCodec
+                                                                  : m_config.downlinkCodec,
+                                 "compression.downlink");
         view.model.assign(m_global.size(), 0.0f);
     }
     for (size_t i = 0; i < m_global.size(); ++i)
@@ -523,7 +580,15 @@ RoundCoordinator::EndRound()
         }
         m_optimizer->Apply(m_combined, m_global);
     }
-    const Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
+    Evaluation eval;
+    if (m_config.episodic)
+    {
+        eval.accuracy = eval.loss = std::nan("");
+    }
+    else
+    {
+        eval = m_task->model->Evaluate(m_global, m_task->data->test);
+    }
 
     record.round = m_round;
     record.robustRule = m_task->robust.type;
@@ -535,6 +600,16 @@ RoundCoordinator::EndRound()
     record.testLoss = eval.loss;
     m_host.RoundEnded(record);
 
+    if (m_config.episodic)
+    {
+        if (m_round >= m_episodeEnd)
+        {
+            m_host.EpisodeEnded();
+            return;
+        }
+        StartRound();
+        return;
+    }
     if (m_round >= m_config.rounds)
     {
         m_host.Finished();

@@ -59,6 +59,12 @@ class CoordinatorHost
     virtual void UpdateArrived(const UpdateArrivalRecord& record) = 0;
     virtual void RoundEnded(const RoundRecord& record) = 0;
     virtual void Finished() = 0;
+
+    /// An edge tier (CoordinatorConfig::episodic): the last round of an episode has ended;
+    /// GlobalParams() is the episode's model.
+    virtual void EpisodeEnded()
+    {
+    }
 };
 
 struct CoordinatorConfig
@@ -74,6 +80,21 @@ struct CoordinatorConfig
     /// server.mode "async": AsyncCoordinator's settings (server.async); unused in sync mode.
     bool async = false;
     AsyncConfig asyncConfig;
+
+    /// An edge aggregator's tier (network.hubs[].aggregator, EdgeAggregator): rounds run
+    /// only in episodes that BeginEpisode starts from the model its parent sent; the join
+    /// closing starts nothing; each round's combined update is added as it is (the server
+    /// optimiser is the cloud's), nothing is evaluated (the record's accuracy and loss are
+    /// NaN) and the collusion oracle is not told (colluding attacks are refused with edge
+    /// aggregation).
+    bool episodic = false;
+    /// The codec of the model frames this tier sends (empty: the task's downlink codec).
+    nlohmann::json downlinkCodec;
+    /// Children that are edge aggregators, by the id they join with (the number of sites +
+    /// the hub's index), each with the uplink codec its updates use; sites use the task's.
+    std::map<uint32_t, nlohmann::json> aggregatorUplinkCodecs;
+    /// The stream of the downlink codec's draws (an edge tier has its own).
+    uint64_t codecStream = kServerCodecStream;
 };
 
 /**
@@ -183,6 +204,16 @@ class RoundCoordinator : public ServerCoordinator
         return m_joined.size();
     }
 
+    /// Episodic tier: runs `rounds` rounds from `model`, then reports EpisodeEnded. An
+    /// episode in progress is abandoned (its round ends now, its updates will be late).
+    void BeginEpisode(std::span<const float> model, uint32_t rounds);
+
+    /// Episodic tier: whether an episode is running.
+    bool InEpisode() const
+    {
+        return m_round < m_episodeEnd;
+    }
+
   private:
     void HandleUpdate(const Frame& frame);
     void HandleReply(const Frame& frame);
@@ -206,6 +237,10 @@ class RoundCoordinator : public ServerCoordinator
                       std::span<const uint8_t> payload);
     /// The uplink decoder of `client`, told the current round.
     Codec& DecoderFor(uint32_t client);
+    /// The uplink codec spec of `client`'s updates.
+    const nlohmann::json& UplinkSpecOf(uint32_t client) const;
+    /// The first round starts (or, episodic, the join is only reported).
+    void CloseJoin();
     /// Downlink payload of global − (the client's copy), and the copy moved as the client will.
     std::vector<uint8_t> EncodeForClientView(uint32_t client);
     void ArmDeadline();
@@ -241,6 +276,8 @@ class RoundCoordinator : public ServerCoordinator
     /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).
     std::unique_ptr<RoundExchange> m_exchange;
     uint16_t m_uplinkCodecId = 0;
+    std::map<uint32_t, uint16_t> m_aggregatorCodecIds; ///< by child id (aggregatorUplinkCodecs)
+    uint32_t m_episodeEnd = 0; ///< episodic: the episode's last round
     bool m_firstPhase = false;            ///< two-exchange round waiting for first payloads
     std::vector<uint32_t> m_contributors; ///< clients whose first payload was combined
     std::vector<float> m_combined;
