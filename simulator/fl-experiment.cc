@@ -9,6 +9,8 @@
 #include "models/learning/partition-summary.h"
 #include "models/ns3/model/thread-pool.h"
 #include "simulator/csv-writer.h"
+#include "simulator/edge-round-trace.h"
+#include "simulator/edge-tiers.h"
 #include "simulator/federated-task-builder.h"
 #include "simulator/fl-stats-collector.h"
 #include "simulator/link-sampler.h"
@@ -23,12 +25,14 @@
 #include <ns3/pointer.h>
 #include <ns3/rng-seed-manager.h>
 #include <ns3/simulator.h>
+#include <ns3/string.h>
 #include <ns3/uinteger.h>
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <stdexcept>
 
 namespace ns3
@@ -203,14 +207,15 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         server->SetAsync(m_config.server.asyncConfig);
     }
 
+    // Edge aggregation: the server's children include the top aggregating hubs, and each
+    // site talks to the nearest aggregator up its hub chain (docs/hierarchical.md).
+    const EdgeTiers tiers(m_config, *m_task);
+    if (tiers.Any())
+    {
+        server->SetAggregatorChildren(tiers.AggregatorChildren(EdgeTiers::kServer));
+    }
+
     auto pool = std::make_shared<ThreadPool>(m_threads);
-    FlClientHelper clientHelper(m_task,
-                                InetSocketAddress(topology.GetServerAddress(), kServerPort),
-                                transport);
-    clientHelper.SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
-    clientHelper.SetAttribute("JoinWindow", TimeValue(Seconds(m_config.server.joinWindowS)));
-    clientHelper.SetSamplesPerSecond(m_samplesPerSecond);
-    clientHelper.SetAttribute("CorruptUplink", DoubleValue(m_config.faults.corruptUplink));
     std::vector<double> crashProbability;
     std::vector<double> crashRestartS;
     for (uint32_t group : m_clientGroup)
@@ -218,10 +223,8 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         crashProbability.push_back(m_config.faults.crashProbability.at(group));
         crashRestartS.push_back(m_config.faults.crashRestartS.at(group));
     }
-    clientHelper.SetCrashes(std::move(crashProbability), std::move(crashRestartS));
-    clientHelper.SetTrainingPool(pool);
     std::vector<Ptr<ClientAvailability>> availabilities;
-    clientHelper.SetAvailability([this, &availabilities](uint32_t i) -> Ptr<ClientAvailability> {
+    auto makeAvailability = [this, &availabilities](uint32_t i) -> Ptr<ClientAvailability> {
         const fedran::AvailabilityConfig& availability =
             m_config.groups[m_clientGroup[i]].availability;
         if (!(availability.dropout > 0.0 || availability.OnOff()))
@@ -234,13 +237,49 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         process->SetAttribute("MeanOffTime", TimeValue(Seconds(availability.meanOffS)));
         availabilities.push_back(process);
         return process;
-    });
+    };
+    // One helper per tier the sites report to: its address, deadline and model codec.
+    std::map<int32_t, std::unique_ptr<FlClientHelper>> clientHelpers;
+    auto helperFor = [&](int32_t tier) -> FlClientHelper& {
+        std::unique_ptr<FlClientHelper>& helper = clientHelpers[tier];
+        if (!helper)
+        {
+            const Ipv4Address address = tier == EdgeTiers::kServer
+                                            ? topology.GetServerAddress()
+                                            : topology.GetHubAddress(uint32_t(tier));
+            helper = std::make_unique<FlClientHelper>(m_task,
+                                                      InetSocketAddress(address, kServerPort),
+                                                      transport);
+            helper->SetAttribute("Deadline", TimeValue(Seconds(tiers.DeadlineOf(tier))));
+            helper->SetAttribute("JoinWindow",
+                                 TimeValue(Seconds(m_config.server.joinWindowS)));
+            if (tier != EdgeTiers::kServer)
+            {
+                helper->SetAttribute("DownlinkCodec",
+                                     StringValue(tiers.DownlinkCodecOf(tier).dump()));
+            }
+            helper->SetSamplesPerSecond(m_samplesPerSecond);
+            helper->SetAttribute("CorruptUplink", DoubleValue(m_config.faults.corruptUplink));
+            helper->SetCrashes(crashProbability, crashRestartS);
+            helper->SetTrainingPool(pool);
+            helper->SetAvailability(makeAvailability);
+        }
+        return *helper;
+    };
     NodeContainer clientNodes;
     std::vector<Ptr<FlClientApp>> clients;
     std::vector<std::string> groupNames;
+    std::vector<Ptr<ClientAvailability>> availabilityOf(m_clientGroup.size());
     for (uint32_t i = 0; i < m_clientGroup.size(); ++i)
     {
+        FlClientHelper& clientHelper = helperFor(tiers.TierOfClient(i));
+        clientHelper.SetNextClientId(i);
+        const size_t before = availabilities.size();
         ApplicationContainer app = clientHelper.Install(topology.GetClient(i)); // ClientId i
+        if (availabilities.size() > before)
+        {
+            availabilityOf[i] = availabilities.back();
+        }
         app.Start(Seconds(topology.GetLink(i).ReadyS()));
         clientNodes.Add(topology.GetClient(i));
         clients.push_back(DynamicCast<FlClientApp>(app.Get(0)));
@@ -256,16 +295,25 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     int64_t stream = 0;
     stream += topology.AssignStreams(stream);
     stream += serverHelper.AssignStreams(serverNode, stream);
-    stream += clientHelper.AssignStreams(clientNodes, stream); // availability, join instants
-    stream += transport->AssignStreams(stream); // last: "tcp" runs keep their stream numbers
-    uint32_t initiallyOn = m_clientGroup.size();
-    for (Ptr<ClientAvailability>& availability : availabilities)
+    // Any helper numbers the streams of every client on the nodes given.
+    stream += helperFor(EdgeTiers::kServer).AssignStreams(clientNodes, stream);
+    stream += transport->AssignStreams(stream); // "tcp" runs keep their stream numbers
+    std::vector<bool> initiallyOn(m_clientGroup.size(), true);
+    for (uint32_t i = 0; i < m_clientGroup.size(); ++i)
     {
-        initiallyOn -= availability->InitiallyOn() ? 0 : 1;
+        initiallyOn[i] = !availabilityOf[i] || availabilityOf[i]->InitiallyOn();
     }
-    // The first round starts once every client that is on at time 0 has joined (or at the
+    // The first round starts once every child that is there at time 0 has joined (or at the
     // join timeout); clients that are off join when they turn on.
-    server->SetAttribute("ExpectedClients", UintegerValue(std::max(initiallyOn, 1u)));
+    server->SetAttribute(
+        "ExpectedClients",
+        UintegerValue(std::max(tiers.ExpectedChildren(EdgeTiers::kServer, initiallyOn), 1u)));
+    const std::vector<Ptr<FlEdgeApp>> aggregators =
+        tiers.Install(topology, m_task, transport, kServerPort, initiallyOn);
+    for (Ptr<FlEdgeApp> aggregator : aggregators)
+    {
+        stream += aggregator->AssignStreams(stream);
+    }
     WritePopulation(outDir, groupNames, m_samplesPerSecond, topology);
 
     FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
@@ -273,6 +321,26 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     stats.SetAdaptive(m_config.uplinkCodec.value("type", "") == "adaptive");
     stats.SetAttacks(m_task->attacks);
     stats.Connect(server, clients, topology, transport->GetLinkCounters());
+    std::unique_ptr<EdgeRoundTrace> edgeRounds;
+    if (tiers.Any())
+    {
+        std::vector<std::string> hubNames;
+        for (uint32_t h = 0; h < topology.GetHubCount(); ++h)
+        {
+            hubNames.push_back(topology.GetHubName(h));
+        }
+        edgeRounds = std::make_unique<EdgeRoundTrace>(outDir, hubNames);
+        for (size_t k = 0; k < aggregators.size(); ++k)
+        {
+            const uint32_t h = tiers.Aggregators()[k];
+            const int32_t parent = m_config.network.hubs[h].parent;
+            stats.ConnectAggregator(aggregators[k],
+                                    tiers.ChildId(h),
+                                    hubNames[h],
+                                    parent == fedran::HubConfig::kCore ? "" : hubNames[parent]);
+            edgeRounds->Connect(aggregators[k]);
+        }
+    }
     std::vector<double> roundWall;
     std::vector<double> roundCpu;
     WallClock::time_point lastRoundEnd;

@@ -109,6 +109,36 @@ FlStatsCollector::Connect(Ptr<FlServerApp> server,
 }
 
 void
+FlStatsCollector::ConnectAggregator(Ptr<FlEdgeApp> aggregator,
+                                    uint32_t id,
+                                    const std::string& name,
+                                    const std::string& parentHub)
+{
+    if (m_groupNames.size() <= id)
+    {
+        m_groupNames.resize(id + 1);
+    }
+    if (m_clientHubs.size() <= id)
+    {
+        m_clientHubs.resize(id + 1);
+    }
+    m_groupNames[id] = name;
+    m_clientHubs[id] = parentHub;
+    aggregator->TraceConnectWithoutContext("ModelReceived",
+                                           MakeCallback(&FlStatsCollector::ModelReceived, this));
+    aggregator->TraceConnectWithoutContext("UpdateSent",
+                                           MakeCallback(&FlStatsCollector::UpdateSent, this));
+    aggregator->TraceConnectWithoutContext("ModelSent",
+                                           MakeCallback(&FlStatsCollector::EdgeModelSent, this));
+}
+
+void
+FlStatsCollector::EdgeModelSent(uint32_t, uint32_t, uint64_t frameBytes)
+{
+    m_downlinkPayload += frameBytes;
+}
+
+void
 FlStatsCollector::ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes)
 {
     if (m_async)

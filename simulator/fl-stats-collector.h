@@ -2,6 +2,7 @@
 #define FEDRAN_SIMULATOR_FL_STATS_COLLECTOR_H
 
 #include "models/ns3/model/fl-client-app.h"
+#include "models/ns3/model/fl-edge-app.h"
 #include "models/ns3/model/fl-server-app.h"
 #include "simulator/csv-writer.h"
 #include "simulator/network-topology.h"
@@ -101,6 +102,15 @@ class FlStatsCollector
                  const NetworkTopology& topology,
                  const TransportLinkCounters* counters = nullptr);
 
+    /// Edge aggregation: an aggregating hub, a child (of the server or of another hub) with
+    /// the id it joins with. Its rows in clients.csv (when the server selects it) have the
+    /// hub's name as `group` and its parent hub's as `hub`; its update frames and the model
+    /// frames it sends its children count in rounds.csv's payload columns.
+    void ConnectAggregator(Ptr<FlEdgeApp> aggregator,
+                           uint32_t id,
+                           const std::string& name,
+                           const std::string& parentHub);
+
     const RunTotals& Totals() const
     {
         return m_totals;
@@ -148,6 +158,8 @@ class FlStatsCollector
     void WriteClientRow(uint32_t round, uint32_t client, const ClientRow& row, const char* status);
     void ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes);
     void ModelReceived(uint32_t round, uint32_t client, uint64_t frameBytes);
+    /// An edge aggregator's model frame to one of its children.
+    void EdgeModelSent(uint32_t round, uint32_t client, uint64_t frameBytes);
     void UpdateSent(const fedran::UpdateSentRecord& record);
     void Crashed(uint32_t round, uint32_t client);
     void UpdateArrival(const fedran::UpdateArrivalRecord& record);

@@ -345,6 +345,21 @@ NetworkTopology::NetworkTopology(const fedran::ScenarioConfig& config,
     m_transportLinks.insert(m_transportLinks.end(), clientTransport.begin(), clientTransport.end());
 }
 
+Ipv4Address
+NetworkTopology::GetHubAddress(uint32_t h) const
+{
+    Ptr<Ipv4> ipv4 = m_hubs.Get(h)->GetObject<Ipv4>();
+    for (uint32_t i = 1; i < ipv4->GetNInterfaces(); ++i) // 0 is the loopback
+    {
+        if (ipv4->GetNAddresses(i) > 0)
+        {
+            return ipv4->GetAddress(i, 0).GetLocal();
+        }
+    }
+    NS_FATAL_ERROR("hub " << m_hubNames[h] << " has no address");
+    return Ipv4Address();
+}
+
 TransportTopology
 NetworkTopology::GetTransportTopology() const
 {

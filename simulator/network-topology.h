@@ -127,6 +127,16 @@ class NetworkTopology
         return m_hubs.Get(h);
     }
 
+    /// An address of hub h (of its first addressed interface: a packet to any of a node's
+    /// addresses is delivered to it), where an edge aggregator on it listens.
+    Ipv4Address GetHubAddress(uint32_t h) const;
+
+    /// Hub h's name (network.hubs expanded).
+    const std::string& GetHubName(uint32_t h) const
+    {
+        return m_hubNames[h];
+    }
+
     /// Hub h's link to its parent: uplink is what the hub sends toward the core.
     const InstalledLink& GetHubLink(uint32_t h) const
     {

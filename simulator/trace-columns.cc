@@ -27,8 +27,8 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
         {"name": "test_loss", "type": "float", "unit": "nats", "description": "mean cross-entropy of the new global model on the test set"},
         {"name": "selected", "type": "int", "unit": "clients", "description": "clients sampled for the round"},
         {"name": "participants", "type": "int", "unit": "clients", "description": "updates aggregated (arrived before the deadline and decoded; at most `clients_per_round`)"},
-        {"name": "uplink_payload_bytes", "type": "int", "unit": "B", "description": "update frames (28-byte header + codec payload) that clients handed to the network while the round was open"},
-        {"name": "downlink_payload_bytes", "type": "int", "unit": "B", "description": "global-model frames the server handed to the network while the round was open"},
+        {"name": "uplink_payload_bytes", "type": "int", "unit": "B", "description": "update frames (28-byte header + codec payload) that clients handed to the network while the round was open (with edge aggregation: every tier's, the sites' to their aggregators and the hubs' to their parents)"},
+        {"name": "downlink_payload_bytes", "type": "int", "unit": "B", "description": "global-model frames the server handed to the network while the round was open (with edge aggregation: and the edge-model frames the hubs sent)"},
         {"name": "uplink_wire_bytes", "type": "int", "unit": "B", "description": "bytes of FL traffic transmitted by the client ends of the backhaul links while the round was open: PPP, IPv4 and TCP headers, retransmissions and pure ACKs included; background traffic (`backhaul.background`) excluded (lte: the IP packets each UE sends into its radio interface; LTE's own headers, HARQ and padding are not counted, see [links.md](links.md#lte); network.transport `flow`: the flows' wire bytes, headers, retransmissions at the path's loss rate and ACKs counted as packet mode would send them, see [flow-validation.md](flow-validation.md))"},
         {"name": "downlink_wire_bytes", "type": "int", "unit": "B", "description": "the same at the router ends of the backhaul links (lte: the IP packets the PGW forwards toward each UE)"},
         {"name": "cumulative_uplink_wire_bytes", "type": "int", "unit": "B", "description": "running sum of `uplink_wire_bytes`"},
@@ -68,6 +68,20 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
         {"name": "aggregate_weight", "type": "float", "empty": true, "unit": "", "description": "what the client's update counted for in the round's combination (`robust_rule`): `mean` its sample share (majority vote: 1/n), `median` the share of coordinates where its value was the median, `trimmed_mean` its mean weight over coordinates (0 where trimmed), `krum`/`multi_krum` 1/m if chosen else 0, `geometric_median` its Weiszfeld weight, `centered_clipping` its clipping factor / n, `norm_bound` sample share × clipping factor; empty if the update was not aggregated (not `completed`, an omitted skip, or a two-exchange codec); 6 significant digits. See [byzantine.md](byzantine.md)"},
         {"name": "model_version", "type": "int", "unit": "", "description": "the global model version the client trained from (sync: `round` − 1)"},
         {"name": "staleness", "type": "int", "empty": true, "unit": "", "description": "how many server versions the model moved on while the client trained: the version when its update was aggregated (or discarded as `stale`) minus `model_version`; 0 for a `completed` update in sync mode; empty when no update arrived in time"}
+      ]
+    },
+    {
+      "file": "edge_rounds.csv",
+      "description": "with edge aggregation (`network.hubs[].aggregator`) only: one row per aggregating hub per edge round, written and flushed as the edge round ends; see [hierarchical.md](hierarchical.md)",
+      "writer": "simulator/edge-round-trace.cc",
+      "columns": [
+        {"name": "hub", "type": "string", "unit": "", "description": "the aggregating hub (a family member's own name, e.g. `agg-3`)"},
+        {"name": "round", "type": "int", "unit": "", "description": "the parent's round whose model the hub's edge rounds started from (for a hub whose parent is the server, the `round` of `rounds.csv`)"},
+        {"name": "edge_round", "type": "int", "unit": "", "description": "1 .. `edge_rounds` within that round"},
+        {"name": "participants", "type": "int", "unit": "clients", "description": "updates the hub combined (its direct children's: sites and aggregating hubs; arrived before `aggregator.deadline_s` and decoded; at most its `clients_per_round`)"},
+        {"name": "uplink_bytes", "type": "int", "unit": "B", "description": "update frames (28-byte header + codec payload) that arrived from the hub's children during the edge round and were not late"},
+        {"name": "downlink_bytes", "type": "int", "unit": "B", "description": "edge-model frames the hub handed to the network for its selected children"},
+        {"name": "duration_s", "type": "float", "unit": "s", "description": "from sending the edge model to the edge round's end (every selected child answered, `clients_per_round` updates in, or the deadline)"}
       ]
     },
     {

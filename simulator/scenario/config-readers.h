@@ -53,6 +53,14 @@ AttackConfig ReadAttack(const nlohmann::json& attack,
                         const std::string& path,
                         std::vector<std::string>& errors);
 
+/// network.hubs[].aggregator, onto the hubs ReadHubs expanded.
+void ReadAggregators(const nlohmann::json& scenario, ScenarioConfig& config);
+/// Edge aggregation against the rest of the scenario (mode, codecs, attacks, the tiers'
+/// clients_per_round against their direct children); needs everything else read.
+void CheckAggregators(const nlohmann::json& scenario,
+                      const ScenarioConfig& config,
+                      std::vector<std::string>& errors);
+
 /// server.robust against the uplink codec and clients_per_round (CheckRobustRule).
 void CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors);
 /// server.mode and server.async; refuses what async mode cannot do (needs the codecs and

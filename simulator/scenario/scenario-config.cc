@@ -221,6 +221,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         ReadUint32(routerQueue.at("packets"), "network.router.queue.packets", errors);
     config.network.transport = network.at("transport").get<std::string>();
     ReadHubs(scenario, config, errors);
+    ReadAggregators(scenario, config);
 
     config.uplinkCodec = scenario.at("compression").at("uplink");
     config.downlinkCodec = scenario.at("compression").at("downlink");
@@ -374,6 +375,7 @@ ToConfig(const nlohmann::json& resolved)
     if (errors.empty())
     {
         CheckRobust(config, errors); // needs codecs that build
+        CheckAggregators(scenario, config, errors);
     }
     if (!errors.empty())
     {

@@ -53,6 +53,16 @@ struct ClientGroupConfig
 };
 
 /// One hub of network.hubs, a family's members expanded (<name>-0 ... <name>-(count-1)).
+/// network.hubs[].aggregator: an edge aggregator at the hub site (docs/hierarchical.md).
+struct AggregatorConfig
+{
+    uint32_t edgeRounds = 1;
+    uint32_t clientsPerRound = 1;
+    double deadlineS = 60.0;
+    nlohmann::json uplinkCodec;   ///< the hub's update to its parent
+    nlohmann::json downlinkCodec; ///< the edge model to its children
+};
+
 struct HubConfig
 {
     static constexpr int32_t kCore = -1; ///< parent: the aggregation router
@@ -61,6 +71,7 @@ struct HubConfig
     std::string family; ///< the network.hubs entry's name
     int32_t parent = kCore; ///< index into Network::hubs, or kCore
     LinkConfig backhaul;    ///< the link to the parent; uplink is what the hub sends
+    std::optional<AggregatorConfig> aggregator; ///< absent: the hub only routes
 };
 
 /// faults.link_outages and faults.server_outages entries (docs/reliability.md).
@@ -165,6 +176,15 @@ struct ScenarioConfig
     nlohmann::json resolved;
 
     uint32_t TotalClients() const;
+
+    /// Per client (numbered group by group): the hub it hangs off, HubConfig::kCore for the
+    /// aggregation router.
+    std::vector<int32_t> ClientHubs() const;
+    /// The nearest hub with an aggregator at or above `hub` (following parents), or
+    /// HubConfig::kCore: where the traffic of what hangs off `hub` is aggregated.
+    int32_t AggregatorAt(int32_t hub) const;
+    /// Whether any hub has an aggregator.
+    bool Hierarchical() const;
 };
 
 /// Reads and parses a JSON file; syntax errors name the file, line and column.

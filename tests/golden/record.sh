@@ -13,7 +13,7 @@ for scenario in scenarios/*.json; do
     [ "$name" = scenario.schema ] && continue
     "$fedran" run "$scenario" --set rounds=3 --out "$tmp/$name" --quiet --threads 2
     mkdir -p "tests/golden/$name"
-    for f in rounds.csv clients.csv links.csv population.csv; do
+    for f in rounds.csv clients.csv edge_rounds.csv links.csv population.csv; do
         [ -f "$tmp/$name/$f" ] && cp "$tmp/$name/$f" "tests/golden/$name/$f"
     done
 done

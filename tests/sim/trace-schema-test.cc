@@ -142,6 +142,7 @@ TEST(TraceSchema, TableIsTheSourceFileCompiledInAndWellFormed)
     EXPECT_EQ(files,
               (std::vector<std::string>{"rounds.csv",
                                         "clients.csv",
+                                        "edge_rounds.csv",
                                         "partition.csv",
                                         "population.csv",
                                         "links.csv"}));
@@ -262,6 +263,17 @@ TEST(TraceSchema, ARunWritesEveryTableFileWithItsHeader)
     TempDir dir("trace-schema-run");
     json scenario = TinyScenario(3, 2, 2);
     scenario["output"] = {{"link_sample_s", 0.5}};
+    // Two of the sites behind an edge aggregator (edge_rounds.csv), one reporting directly.
+    json behindHub = scenario["clients"]["groups"][0];
+    behindHub["name"] = "behind-hub";
+    behindHub["count"] = 2;
+    behindHub["hub"] = "edge";
+    scenario["clients"]["groups"][0]["count"] = 1;
+    scenario["clients"]["groups"].push_back(behindHub);
+    scenario["network"]["hubs"] = {
+        {{"name", "edge"},
+         {"backhaul", {{"type", "p2p"}, {"rate", "100Mbps"}, {"delay", "1ms"}}},
+         {"aggregator", {{"clients_per_round", 2}}}}};
     WriteFile(dir.Path() / "s.json", scenario.dump());
     const CommandResult r = RunFedran("run s.json --out out --quiet", dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;

@@ -4,6 +4,7 @@
 #include <ns3/log.h>
 #include <ns3/pointer.h>
 #include <ns3/simulator.h>
+#include <ns3/string.h>
 #include <ns3/uinteger.h>
 
 #include <algorithm>
@@ -44,6 +45,13 @@ FlClientApp::GetTypeId()
                           TimeValue(Seconds(60)),
                           MakeTimeAccessor(&FlClientApp::m_deadline),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("DownlinkCodec",
+                          "The codec spec (JSON) of the model frames this client's parent "
+                          "sends, when the parent is an edge aggregator with its own; empty: "
+                          "the task's downlink codec. Set before the task.",
+                          StringValue(""),
+                          MakeStringAccessor(&FlClientApp::m_downlinkCodec),
+                          MakeStringChecker())
             .AddAttribute("JoinWindow",
                           "The client first connects at a uniform instant in [0, JoinWindow) "
                           "after it starts.",
@@ -135,6 +143,10 @@ FlClientApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
     config.deadlineS = m_deadline.GetSeconds();
     config.corruptUplink = m_corruptUplink;
     config.crashProbability = m_crashProbability;
+    if (!m_downlinkCodec.empty())
+    {
+        config.downlinkCodec = nlohmann::json::parse(m_downlinkCodec);
+    }
     m_session = std::make_unique<fedran::ClientSession>(config, std::move(task));
 }
 

@@ -111,6 +111,7 @@ class FlClientApp : public Application
     Address m_server;
     double m_samplesPerSecond;
     Time m_deadline;
+    std::string m_downlinkCodec; ///< JSON codec spec of the parent's model frames ("": task's)
     Time m_joinWindow;
     Time m_reconnectBackoff;
     Time m_reconnectBackoffMax;

@@ -115,6 +115,12 @@ FlServerApp::SetAsync(const fedran::AsyncConfig& config)
     m_async = config;
 }
 
+void
+FlServerApp::SetAggregatorChildren(std::map<uint32_t, nlohmann::json> uplinkCodecs)
+{
+    m_aggregatorChildren = std::move(uplinkCodecs);
+}
+
 int64_t
 FlServerApp::AssignStreams(int64_t stream)
 {
@@ -135,6 +141,7 @@ FlServerApp::StartApplication()
     config.expectedClients = m_expectedClients;
     config.deadlineTicks = m_deadline.GetTimeStep();
     config.joinTimeoutTicks = m_joinTimeout.GetTimeStep();
+    config.aggregatorUplinkCodecs = m_aggregatorChildren;
     fedran::CoordinatorHost& host = *this;
     if (m_async)
     {

@@ -40,6 +40,9 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     /// Asynchronous FL (server.mode "async") with these settings; call before the start.
     /// Rounds then counts server steps, and ClientsPerRound, OverSelect and Deadline are unused.
     void SetAsync(const fedran::AsyncConfig& config);
+    /// Children that are edge aggregators (network.hubs[].aggregator), by the id they join
+    /// with, each with its uplink codec spec; call before the start.
+    void SetAggregatorChildren(std::map<uint32_t, nlohmann::json> uplinkCodecs);
 
     int64_t AssignStreams(int64_t stream);
 
@@ -88,6 +91,7 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     std::shared_ptr<const fedran::FederatedTask> m_task;
     std::unique_ptr<fedran::ServerCoordinator> m_coordinator;
     std::optional<fedran::AsyncConfig> m_async; ///< set: server.mode async
+    std::map<uint32_t, nlohmann::json> m_aggregatorChildren;
     Ptr<UniformRandomVariable> m_sampler;
     std::map<uint32_t, Ptr<MessageChannel>> m_channels;     ///< joined clients' channels
     std::map<MessageChannel*, uint32_t> m_clientOfChannel; ///< the reverse of m_channels
