@@ -180,7 +180,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         Prepare();
     }
     const WallClock::time_point setupStart = WallClock::now();
-    ConfigureBackhaulTcp();
+    ConfigureBackhaulTcp(m_config.network.tcp);
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(m_config.seed);
 

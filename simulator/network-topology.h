@@ -23,9 +23,17 @@ namespace ns3
  * TCP settings for backhaul bulk transfers (Config defaults; call before building sockets and
  * the topology, whose end-host queues are sized from them). ns-3's defaults (536-byte
  * segments, 128 KiB buffers) would cap a 50 Mbit/s, 30 ms path well below its rate; these
- * match a Linux host.
+ * match a Linux host. `tcp` (network.tcp) picks the congestion control, initial window,
+ * delayed ACKs and SACK; every setting is written, so a later run in the same process does not
+ * inherit an earlier one's.
  */
-void ConfigureBackhaulTcp();
+void ConfigureBackhaulTcp(const fedran::ScenarioConfig::Network::Tcp& tcp = {});
+
+/// The ns-3.37 TypeId of a network.tcp.congestion_control name ("cubic" -> "ns3::TcpCubic").
+std::string TcpCongestionTypeId(const std::string& name);
+
+/// The TCP settings now in force (the Config defaults ConfigureBackhaulTcp set), for run.json.
+nlohmann::json BackhaulTcpSettings();
 
 /// One direction of a link, named as in links.csv and output.pcap ("core-up", "hub-agg-0-up",
 /// "client-3-down").

@@ -1,6 +1,7 @@
 #include "simulator/run-manifest.h"
 
 #include "models/learning/gemm.h"
+#include "simulator/network-topology.h"
 
 #include <nlohmann/json.hpp>
 
@@ -91,6 +92,14 @@ WriteRunManifest(const std::string& outDir,
     // Portable kernels give the same bits on any x86-64; fast ones differ between instruction
     // sets, so runs to be compared bit for bit must agree here.
     manifest["kernels"] = fedran::ActiveGemmKernelName();
+    // network.tcp as ns-3 applies it (ConfigureBackhaulTcp), the ns-3 names spelled out.
+    const fedran::ScenarioConfig::Network::Tcp& tcp = config.network.tcp;
+    manifest["tcp"] = {{"congestion_control", TcpCongestionTypeId(tcp.congestionControl)},
+                       {"initial_window_segments", tcp.initialWindow},
+                       {"delayed_ack_count", tcp.delayedAck ? 2 : 1},
+                       {"sack", tcp.sack},
+                       {"pacing", tcp.congestionControl == "bbr"},
+                       {"segment_size", 1448}};
     if (status == RunStatus::Interrupted)
     {
         manifest["interrupted_by"] = signal;

@@ -220,6 +220,12 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.network.routerQueuePackets =
         ReadUint32(routerQueue.at("packets"), "network.router.queue.packets", errors);
     config.network.transport = network.at("transport").get<std::string>();
+    const json& tcp = network.at("tcp");
+    config.network.tcp.congestionControl = tcp.at("congestion_control").get<std::string>();
+    config.network.tcp.initialWindow =
+        ReadUint32(tcp.at("initial_window"), "network.tcp.initial_window", errors);
+    config.network.tcp.delayedAck = tcp.at("delayed_ack").get<bool>();
+    config.network.tcp.sack = tcp.at("sack").get<bool>();
     ReadHubs(scenario, config, errors);
     ReadAggregators(scenario, config);
 

@@ -155,6 +155,14 @@ struct ScenarioConfig
         std::string routerQueue = "fifo";  ///< network.router.queue.discipline
         uint32_t routerQueuePackets = 100; ///< network.router.queue.packets
         std::string transport; ///< "tcp"
+        /// network.tcp: TCP on every host (ConfigureBackhaulTcp).
+        struct Tcp
+        {
+            std::string congestionControl = "cubic";
+            uint32_t initialWindow = 10; ///< segments
+            bool delayedAck = true;
+            bool sack = true;
+        } tcp;
         /// network.hubs, expanded; every parent chain ends at the router (no loops).
         std::vector<HubConfig> hubs;
     } network;

@@ -98,6 +98,10 @@ TEST(ToConfig, Quickstart)
     resolved["network"]["hubs"] = json::array();
     resolved["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
     resolved["faults"] = {{"corrupt_uplink", 0}, {"link_outages", json::array()}, {"server_outages", json::array()}, {"crashes", json::array()}};
+    resolved["network"]["tcp"] = {{"congestion_control", "cubic"},
+                                  {"initial_window", 10},
+                                  {"delayed_ack", true},
+                                  {"sack", true}};
     EXPECT_FALSE(config.downlinkClientView);
     EXPECT_EQ(config.resolved, resolved) << json::diff(resolved, config.resolved).dump();
 }

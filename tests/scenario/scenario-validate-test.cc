@@ -35,7 +35,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     ValidateScenario(scenario);
     // Quickstart spells out every default but the partition settings other than iid's, the
     // synthetic generator, the training options beyond plain SGD, the downlink reference and
-    // the packet captures and the router's queues.
+    // the packet captures, the router's queues and TCP.
     expected["data"]["partition"].update({{"alpha", 0.5},
                                           {"min_samples", 10},
                                           {"shards_per_client", 2},
@@ -59,6 +59,10 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     expected["network"]["hubs"] = json::array();
     expected["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
     expected["faults"] = {{"corrupt_uplink", 0}, {"link_outages", json::array()}, {"server_outages", json::array()}, {"crashes", json::array()}};
+    expected["network"]["tcp"] = {{"congestion_control", "cubic"},
+                                  {"initial_window", 10},
+                                  {"delayed_ack", true},
+                                  {"sack", true}};
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
 }
 
@@ -93,6 +97,8 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
         "network": {"core": {"rate": "1Gbps", "delay": "10ms",
                              "queue": {"discipline": "fifo", "packets": 100}},
                     "router": {"queue": {"discipline": "fifo", "packets": 100}},
+                    "tcp": {"congestion_control": "cubic", "initial_window": 10,
+                            "delayed_ack": true, "sack": true},
                     "transport": "tcp", "hubs": []},
         "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
                         "downlink_reference": "model"},

@@ -76,7 +76,7 @@ ServerDrops(const NetworkTopology& topology)
 BulkResult
 RunBulk(const ScenarioConfig& config, uint64_t bytes, double stopS, bool upload)
 {
-    ConfigureBackhaulTcp();
+    ConfigureBackhaulTcp(config.network.tcp);
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
 
