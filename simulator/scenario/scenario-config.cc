@@ -256,6 +256,26 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         errors.push_back("output.flowmon: network.transport \"flow\" carries no packets; "
                          "FlowMonitor needs \"tcp\"");
     }
+    // The flow model has one TCP: fair shares with slow start from the initial window, which
+    // it reads. A congestion control, delayed ACKs or SACK it does not model are refused
+    // rather than ignored.
+    if (config.network.transport == "flow")
+    {
+        const auto& tcpConfig = config.network.tcp;
+        if (tcpConfig.congestionControl != "cubic")
+        {
+            errors.push_back("network.tcp.congestion_control: network.transport \"flow\" models "
+                             "no congestion control but fair sharing (use \"cubic\", the "
+                             "default, or the \"tcp\" transport)");
+        }
+        if (!tcpConfig.delayedAck || !tcpConfig.sack)
+        {
+            errors.push_back(std::string("network.tcp.") +
+                             (!tcpConfig.delayedAck ? "delayed_ack" : "sack") +
+                             ": network.transport \"flow\" does not model it (use the \"tcp\" "
+                             "transport)");
+        }
+    }
     ReadFaults(scenario, config, errors);
     return config;
 }

@@ -119,6 +119,29 @@ TEST(TcpConfig, EveryShippedCongestionControlCarriesALossyUpload)
     ns3::ConfigureBackhaulTcp();
 }
 
+TEST(TcpConfig, TheFlowTransportRefusesWhatItDoesNotModel)
+{
+    TempDir dir("tcp-flow");
+    WriteFile(dir.Path() / "s.json", TinyScenario(2, 1, 1).dump());
+    CommandResult r = RunFedran("run s.json --quiet --out out --set network.transport=flow "
+                                "--set network.tcp.congestion_control=bbr",
+                                dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("network.tcp.congestion_control"), std::string::npos)
+        << r.stderrText;
+    EXPECT_FALSE(std::filesystem::exists(dir.Path() / "out"));
+    r = RunFedran("run s.json --quiet --out out --set network.transport=flow "
+                  "--set network.tcp.delayed_ack=false",
+                  dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("network.tcp.delayed_ack"), std::string::npos) << r.stderrText;
+    // The initial window it does model.
+    r = RunFedran("run s.json --quiet --out out --set network.transport=flow "
+                  "--set network.tcp.initial_window=4",
+                  dir.Path());
+    EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+}
+
 TEST(TcpConfig, RunJsonRecordsTheTcpInUse)
 {
     TempDir dir("tcp-run-json");
