@@ -1,4 +1,5 @@
 #include "compression/codec.h"
+#include "compression/cost-model.h"
 #include "compression/internal/codecs.h"
 
 #include <nlohmann/json.hpp>
@@ -18,23 +19,41 @@ struct CodecEntry
     std::string_view name;
     uint16_t id; ///< written into every frame: never renumber or reuse one, only append
     internal::CodecFactory factory;
+    /// Its cost model (cost-model.h): the terms its encode and decode seconds depend on, and
+    /// the specs `fedran calibrate` times to fit them (a JSON array; wrappers over "none",
+    /// whose cost is taken off; empty: the codec's own work is nil, as a ladder's).
+    uint32_t costTerms;
+    std::string_view calibration;
 };
 
-// The registry: one line per codec.
+constexpr uint32_t kN = kCostElements;
+constexpr uint32_t kNB = kCostElements | kCostBytes;
+constexpr uint32_t kNR = kCostElements | kCostBytes | kCostRankElements;
+
+// The registry: one line per codec (name, frame id, factory, cost model).
 constexpr CodecEntry kCodecs[] = {
-    {"none", 1, &internal::MakeNoneCodec},
-    {"fp16", 2, &internal::MakeFp16Codec},
-    {"top_k", 10, &internal::MakeTopKCodec},
-    {"random_k", 11, &internal::MakeRandomKCodec},
-    {"threshold", 12, &internal::MakeThresholdCodec},
-    {"quantization", 20, &internal::MakeQuantizationCodec},
-    {"qsgd", 21, &internal::MakeQsgdCodec},
-    {"sign", 22, &internal::MakeSignCodec},
-    {"error_feedback", 30, &internal::MakeErrorFeedbackCodec},
-    {"clipped", 31, &internal::MakeClippedCodec},
-    {"dgc", 32, &internal::MakeDgcCodec},
-    {"power_sgd", 40, &internal::MakePowerSgdCodec},
-    {"adaptive", 41, &internal::MakeAdaptiveCodec},
+    {"none", 1, &internal::MakeNoneCodec, kN, R"([{"type": "none"}])"},
+    {"fp16", 2, &internal::MakeFp16Codec, kN, R"([{"type": "fp16"}])"},
+    {"top_k", 10, &internal::MakeTopKCodec, kNB,
+     R"([{"type": "top_k", "ratio": 0.01}, {"type": "top_k", "ratio": 0.1}])"},
+    {"random_k", 11, &internal::MakeRandomKCodec, kNB,
+     R"([{"type": "random_k", "ratio": 0.01}, {"type": "random_k", "ratio": 0.1}])"},
+    {"threshold", 12, &internal::MakeThresholdCodec, kNB,
+     R"([{"type": "threshold", "threshold": 0.5}, {"type": "threshold", "threshold": 2.0}])"},
+    {"quantization", 20, &internal::MakeQuantizationCodec, kNB,
+     R"([{"type": "quantization", "bits": 2}, {"type": "quantization", "bits": 8}])"},
+    {"qsgd", 21, &internal::MakeQsgdCodec, kNB,
+     R"([{"type": "qsgd", "levels": 4}, {"type": "qsgd", "levels": 256}])"},
+    {"sign", 22, &internal::MakeSignCodec, kN, R"([{"type": "sign"}])"},
+    {"error_feedback", 30, &internal::MakeErrorFeedbackCodec, kN,
+     R"([{"type": "error_feedback", "base": {"type": "none"}}])"},
+    {"clipped", 31, &internal::MakeClippedCodec, kN,
+     R"([{"type": "clipped", "base": {"type": "none"}, "clip_value": 1.0}])"},
+    {"dgc", 32, &internal::MakeDgcCodec, kNB,
+     R"([{"type": "dgc", "ratio": 0.001, "warmup_rounds": 0}, {"type": "dgc", "ratio": 0.01, "warmup_rounds": 0}])"},
+    {"power_sgd", 40, &internal::MakePowerSgdCodec, kNR,
+     R"([{"type": "power_sgd", "rank": 1}, {"type": "power_sgd", "rank": 4}])"},
+    {"adaptive", 41, &internal::MakeAdaptiveCodec, 0, ""},
 };
 
 constexpr bool
@@ -165,6 +184,22 @@ CodecTypeNames()
         names.emplace_back(entry.name);
     }
     return names;
+}
+
+CostModelDeclaration
+CodecCostModel(std::string_view type)
+{
+    for (const CodecEntry& entry : kCodecs)
+    {
+        if (entry.name == type)
+        {
+            return {entry.costTerms,
+                    entry.calibration.empty()
+                        ? nlohmann::json::array()
+                        : nlohmann::json::parse(entry.calibration.begin(), entry.calibration.end())};
+        }
+    }
+    throw CodecConfigError("unknown codec '" + std::string(type) + "'");
 }
 
 } // namespace fedran

@@ -1,4 +1,5 @@
 #include "compression/codec.h"
+#include "compression/cost-model.h"
 
 #include <stdexcept>
 #include <string>
@@ -116,6 +117,52 @@ Codec::EncodeReply(const TensorLayout& /* layout */,
                    std::vector<uint8_t>& /* out */)
 {
     throw DecodeError("codec '" + std::string(Name()) + "' has a single exchange per round", 0);
+}
+
+} // namespace fedran
+
+namespace fedran
+{
+
+namespace
+{
+
+CodecWork
+WorkOf(const TensorLayout& layout, std::span<const uint8_t> payload)
+{
+    return CodecWork{layout.TotalSize(), payload.size(), 0};
+}
+
+} // namespace
+
+double
+Codec::EncodeSeconds(const CostProfile& profile,
+                     const TensorLayout& layout,
+                     std::span<const uint8_t> payload) const
+{
+    return profile.Codec(Name()).encode.Seconds(WorkOf(layout, payload));
+}
+
+double
+Codec::DecodeSeconds(const CostProfile& profile,
+                     const TensorLayout& layout,
+                     std::span<const uint8_t> payload) const
+{
+    return profile.Codec(Name()).decode.Seconds(WorkOf(layout, payload));
+}
+
+double
+Codec::ReplySeconds(const CostProfile& profile,
+                    const TensorLayout& layout,
+                    std::span<const uint8_t> reply) const
+{
+    return profile.Codec(Name()).reply.Seconds(WorkOf(layout, reply));
+}
+
+double
+Codec::CloseSeconds(const CostProfile& profile, const TensorLayout& layout) const
+{
+    return profile.Codec(Name()).close.Seconds(WorkOf(layout, {}));
 }
 
 } // namespace fedran

@@ -176,6 +176,7 @@ class RoundExchange
 };
 
 class AdaptiveLadder; // compression/adaptive-ladder.h
+class CostProfile;    // compression/cost-model.h
 
 /// What an update payload carried, as Codec::DecodeUpdate reports it.
 enum class Arrival
@@ -233,6 +234,32 @@ class Codec
     /// Tells an encoder which round (1-based) its next Encode belongs to, for codecs whose
     /// behaviour follows a schedule (DGC's warm-up). Wrappers pass it on to their base.
     virtual void BeginRound(uint32_t /* round */)
+    {
+    }
+
+    /// Reference-machine seconds of the Encode that produced `payload` (its cost model,
+    /// compression/cost-model.h, with `profile`'s coefficients; never a measurement).
+    virtual double EncodeSeconds(const CostProfile& profile,
+                                 const TensorLayout& layout,
+                                 std::span<const uint8_t> payload) const;
+
+    /// Reference-machine seconds of decoding `payload` (a two-exchange codec: of the server
+    /// folding in a first payload or a reply).
+    virtual double DecodeSeconds(const CostProfile& profile,
+                                 const TensorLayout& layout,
+                                 std::span<const uint8_t> payload) const;
+
+    /// Two-exchange codecs: seconds of the client's EncodeReply that produced `reply`, and of
+    /// the server's work between the phases (RoundExchange::CloseFirstPhase). 0 otherwise.
+    virtual double ReplySeconds(const CostProfile& profile,
+                                const TensorLayout& layout,
+                                std::span<const uint8_t> reply) const;
+    virtual double CloseSeconds(const CostProfile& profile, const TensorLayout& layout) const;
+
+    /// Lets Encode partition each large tensor across up to `threads` threads (tensor
+    /// partitioning). The bytes are the same at any count; codecs whose work does not split
+    /// into independent slices ignore it. 1 (the default) encodes on the calling thread.
+    virtual void SetEncodeThreads(unsigned /* threads */)
     {
     }
 

@@ -134,6 +134,11 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
     task->downlinkCodec = config.downlinkCodec;
     task->downlinkClientView = config.downlinkClientView;
     task->robust = config.server.robust;
+    task->serverCompute = config.server.compute;
+    for (const ClientGroupConfig& group : config.groups)
+    {
+        task->clientCompute.insert(task->clientCompute.end(), group.count, group.device);
+    }
     bool colluding = false;
     bool attacking = false;
     for (const ClientGroupConfig& group : config.groups)

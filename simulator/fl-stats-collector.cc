@@ -53,6 +53,20 @@ AddTime(fedran::CsvWriter& csv, double seconds)
     }
 }
 
+/// A compute time: often microseconds, so six significant digits; empty when < 0.
+void
+AddCost(fedran::CsvWriter& csv, double seconds)
+{
+    if (seconds < 0.0)
+    {
+        csv.AddEmpty();
+    }
+    else
+    {
+        csv.AddSignificant(seconds, 6);
+    }
+}
+
 } // namespace
 
 FlStatsCollector::FlStatsCollector(const std::string& outDir,
@@ -209,10 +223,12 @@ FlStatsCollector::UpdateSent(const fedran::UpdateSentRecord& record)
     if (record.reply)
     {
         row.payloadBytes += record.frameBytes; // the second exchange of a two-exchange codec
+        row.encodeS = std::max(row.encodeS, 0.0) + record.encodeS;
         return;
     }
     row.uploadStartS = Simulator::Now().GetSeconds();
     row.computeS = record.computeS;
+    row.encodeS = record.encodeS;
     row.trainLoss = record.trainLoss;
     row.updateNorm = record.updateNorm;
     row.gradVariance = record.gradVariance;
@@ -261,6 +277,7 @@ FlStatsCollector::UpdateArrival(const fedran::UpdateArrivalRecord& record)
     {
         row.uploadEndS = Simulator::Now().GetSeconds();
     }
+    row.decodeS = record.decodeS;
 }
 
 void
@@ -277,6 +294,7 @@ FlStatsCollector::TripEnded(const fedran::UpdateArrivalRecord& record)
     row.skipped = row.skipped || record.skipped;
     row.modelVersion = record.modelVersion;
     row.staleness = record.staleness;
+    row.decodeS = record.decodeS;
     if (record.staleness >= 0)
     {
         row.uploadEndS = Simulator::Now().GetSeconds(); // the update did arrive
@@ -334,8 +352,10 @@ FlStatsCollector::WriteClientRow(uint32_t round,
     m_clients->Add(uint64_t{round}).Add(uint64_t{client}).Add(m_groupNames.at(client)).Add(status);
     AddTime(*m_clients, row.modelReceivedS);
     AddTime(*m_clients, row.computeS);
+    AddCost(*m_clients, row.encodeS);
     AddTime(*m_clients, row.uploadStartS);
     AddTime(*m_clients, row.uploadEndS);
+    AddCost(*m_clients, row.decodeS);
     m_clients->Add(row.trainLoss, 6)
         .AddSignificant(row.updateNorm, 6)
         .AddSignificant(row.gradVariance, 6)
@@ -464,6 +484,8 @@ FlStatsCollector::RoundEnded(const fedran::RoundRecord& record)
     m_rounds->Add(uint64_t{record.round})
         .Add(record.endS, 6)
         .Add(record.endS - record.startS, 6)
+        .AddSignificant(record.aggregateS, 6)
+        .AddSignificant(record.evaluateS, 6)
         .Add(record.testAccuracy, 6)
         .Add(record.testLoss, 6)
         .Add(uint64_t{record.selected.size()})

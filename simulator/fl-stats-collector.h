@@ -134,6 +134,8 @@ class FlStatsCollector
         double uploadStartS = -1.0;
         double uploadEndS = -1.0;
         double computeS = -1.0;
+        double encodeS = -1.0;
+        double decodeS = -1.0;
         double trainLoss = 0.0;
         double updateNorm = 0.0;
         double gradVariance = 0.0;

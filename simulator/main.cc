@@ -6,6 +6,7 @@
 //   fedran codec --spec JSON --input IN.f32 [--shape R,C] [--seed N] [--payload OUT.bin]
 //                [--decoded OUT.f32]
 //   fedran codec --decode --spec JSON --payload IN.bin --shape R,C --decoded OUT.f32
+//   fedran calibrate --out PROFILE.json [--scale X]
 //
 // Exit status: 0 success, 2 bad input (usage, scenario, data files), 1 failure while running,
 // 130 / 143 a run stopped by SIGINT / SIGTERM (run.json says "interrupted"; a second signal
@@ -14,6 +15,7 @@
 #include "compression/codec.h" // CodecConfigError
 #include "models/learning/dataset.h"
 #include "models/learning/gemm.h"
+#include "simulator/calibrate-command.h"
 #include "simulator/cli-error.h"
 #include "simulator/codec-command.h"
 #include "simulator/fl-experiment.h"
@@ -256,6 +258,16 @@ main(int argc, char** argv)
     codec->add_option("--decoded", codecOptions.decoded, "Write the decoded float32 here");
     codec->add_flag("--decode", codecOptions.decode, "Decode --payload instead of encoding");
 
+    fedran::CalibrateOptions calibrateOptions;
+    CLI::App* calibrate = app.add_subcommand(
+        "calibrate",
+        "Measure this machine's codec, aggregation and evaluation costs into a profile that "
+        "compute.profile / server.compute.profile can name");
+    calibrate->add_option("--out", calibrateOptions.out, "Profile JSON to write")->required();
+    calibrate->add_option("--scale",
+                          calibrateOptions.scale,
+                          "Multiply the timed problem sizes (default 1; smaller is quicker)");
+
     try
     {
         app.parse(argc, argv);
@@ -275,6 +287,10 @@ main(int argc, char** argv)
         if (codec->parsed())
         {
             return fedran::RunCodecCommand(codecOptions);
+        }
+        if (calibrate->parsed())
+        {
+            return fedran::RunCalibrateCommand(calibrateOptions);
         }
         if (run->parsed())
         {

@@ -1,6 +1,7 @@
 // "adaptive": the ladder of codecs a rate controller chooses from (see adaptive-ladder.h).
 
 #include "compression/adaptive-ladder.h"
+#include "compression/cost-model.h"
 #include "compression/internal/codecs.h"
 #include "compression/internal/dgc-codec.h"
 
@@ -147,6 +148,29 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
         {
             m_last.assign(out.begin(), out.end());
         }
+    }
+
+    // The rung's work; the trailing rung byte costs nothing. An empty payload is a skip.
+    double EncodeSeconds(const CostProfile& profile,
+                         const TensorLayout& layout,
+                         std::span<const uint8_t> payload) const override
+    {
+        return payload.empty() ? 0.0
+                               : m_rungs[m_selected]->EncodeSeconds(
+                                     profile, layout, payload.first(payload.size() - 1));
+    }
+
+    double DecodeSeconds(const CostProfile& profile,
+                         const TensorLayout& layout,
+                         std::span<const uint8_t> payload) const override
+    {
+        if (payload.empty() || payload.back() >= m_rungs.size())
+        {
+            return 0.0;
+        }
+        return m_rungs[payload.back()]->DecodeSeconds(profile,
+                                                      layout,
+                                                      payload.first(payload.size() - 1));
     }
 
     void BeginRound(uint32_t round) override

@@ -36,6 +36,7 @@
 //             first: per tensor in layout order, d f32 (dense) or P_i, n*r f32 (matrix)
 //             message: P_hat, n*r f32 per matrix; reply: Q_i, m*r f32 per matrix
 
+#include "compression/cost-model.h"
 #include "compression/internal/byte-io.h"
 #include "compression/internal/codec-params.h"
 #include "compression/internal/codecs.h"
@@ -393,6 +394,33 @@ class PowerSgdCodec final : public RegisteredCodec
         return std::make_unique<PowerSgdExchange>(layout, m_params, seed);
     }
 
+    // Its matrix products are elements x rank multiply-adds on both sides of the exchange.
+    double EncodeSeconds(const CostProfile& profile,
+                         const TensorLayout& layout,
+                         std::span<const uint8_t> payload) const override
+    {
+        return profile.Codec(Name()).encode.Seconds(Work(layout, payload));
+    }
+
+    double DecodeSeconds(const CostProfile& profile,
+                         const TensorLayout& layout,
+                         std::span<const uint8_t> payload) const override
+    {
+        return profile.Codec(Name()).decode.Seconds(Work(layout, payload));
+    }
+
+    double ReplySeconds(const CostProfile& profile,
+                        const TensorLayout& layout,
+                        std::span<const uint8_t> reply) const override
+    {
+        return profile.Codec(Name()).reply.Seconds(Work(layout, reply));
+    }
+
+    double CloseSeconds(const CostProfile& profile, const TensorLayout& layout) const override
+    {
+        return profile.Codec(Name()).close.Seconds(Work(layout, {}));
+    }
+
     void BeginRound(uint32_t round) override
     {
         m_round = round;
@@ -539,6 +567,11 @@ class PowerSgdCodec final : public RegisteredCodec
     }
 
   private:
+    CodecWork Work(const TensorLayout& layout, std::span<const uint8_t> payload) const
+    {
+        return CodecWork{layout.TotalSize(), payload.size(), layout.TotalSize() * m_params.rank};
+    }
+
     PowerSgdParams m_params;
     uint32_t m_round = 1;          ///< from BeginRound: decides dense warm-up or not
     std::vector<float> m_q;        ///< this round's Q, from the server's state

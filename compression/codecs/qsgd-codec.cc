@@ -106,9 +106,11 @@ class QsgdCodec : public RegisteredCodec
         WritePayloadHeader(layout, writer);
         writer.WriteU32(m_levels);
         writer.WriteU32(m_bucket);
-        Dither dither(rng);
         for (size_t t = 0; t < layout.TensorCount(); ++t)
         {
+            // Each tensor seeds its own dither, so a tensor's draws do not depend on how
+            // many tensors the same Encode held before it (layerwise pipelining's buckets).
+            Dither dither(rng);
             EncodeTensor(update.subspan(layout.Offset(t), layout.Tensors()[t].Size()), dither, out);
         }
     }

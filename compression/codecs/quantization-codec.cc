@@ -77,12 +77,13 @@ class QuantizationCodec : public RegisteredCodec
         writer.WriteU8(static_cast<uint8_t>(m_bits));
         writer.WriteU32(m_bucket);
         std::optional<Dither> dither;
-        if (m_stochastic)
-        {
-            dither.emplace(rng);
-        }
         for (size_t t = 0; t < layout.TensorCount(); ++t)
         {
+            if (m_stochastic)
+            {
+                // Per tensor, as qsgd: a tensor's draws do not depend on the tensors before.
+                dither.emplace(rng);
+            }
             EncodeTensor(update.subspan(layout.Offset(t), layout.Tensors()[t].Size()),
                          dither ? &*dither : nullptr,
                          out);

@@ -1,5 +1,7 @@
 #include "compression/internal/wrapper-codec.h"
 
+#include "compression/cost-model.h"
+
 namespace fedran::internal
 {
 
@@ -39,6 +41,12 @@ WrapperCodec::BeginRound(uint32_t round)
     m_base->BeginRound(round);
 }
 
+void
+WrapperCodec::SetEncodeThreads(unsigned threads)
+{
+    m_base->SetEncodeThreads(threads);
+}
+
 std::unique_ptr<Aggregator>
 WrapperCodec::MakeAggregator() const
 {
@@ -69,6 +77,37 @@ WrapperCodec::EncodeReply(const TensorLayout& layout,
                           std::vector<uint8_t>& out)
 {
     m_base->EncodeReply(layout, message, out);
+}
+
+double
+WrapperCodec::EncodeSeconds(const CostProfile& profile,
+                            const TensorLayout& layout,
+                            std::span<const uint8_t> payload) const
+{
+    return profile.Codec(Name()).encode.Seconds(CodecWork{layout.TotalSize(), 0, 0}) +
+           m_base->EncodeSeconds(profile, layout, payload);
+}
+
+double
+WrapperCodec::DecodeSeconds(const CostProfile& profile,
+                            const TensorLayout& layout,
+                            std::span<const uint8_t> payload) const
+{
+    return m_base->DecodeSeconds(profile, layout, payload);
+}
+
+double
+WrapperCodec::ReplySeconds(const CostProfile& profile,
+                           const TensorLayout& layout,
+                           std::span<const uint8_t> reply) const
+{
+    return m_base->ReplySeconds(profile, layout, reply);
+}
+
+double
+WrapperCodec::CloseSeconds(const CostProfile& profile, const TensorLayout& layout) const
+{
+    return m_base->CloseSeconds(profile, layout);
 }
 
 } // namespace fedran::internal

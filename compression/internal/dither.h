@@ -5,7 +5,8 @@
 //
 // Stochastic rounding needs one uniform draw per element. Rng::NextU64 (xoshiro256**, out of
 // line, serial) would cost more than the rest of the quantizer, so an encoder seeds four
-// independent xorshift128+ generators (Vigna 2014) from its Rng once per Encode and steps
+// independent xorshift128+ generators (Vigna 2014) from its Rng once per tensor (so that a
+// tensor draws the same values whether it is encoded alone or after others) and steps
 // them together: a step yields 4 x 64 bits = 16 dither values, and with SSE2 it is 16
 // instructions. xorshift128+ fails some BigCrush tests in its lowest bits; rounding only needs
 // each 16-bit value to be uniform and nearby elements to be independent, which it provides,

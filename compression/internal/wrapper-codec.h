@@ -26,6 +26,8 @@ class WrapperCodec : public RegisteredCodec
 
     void BeginRound(uint32_t round) final;
 
+    void SetEncodeThreads(unsigned threads) final;
+
     std::unique_ptr<Aggregator> MakeAggregator() const final;
 
     bool HasRoundExchange() const final;
@@ -38,6 +40,18 @@ class WrapperCodec : public RegisteredCodec
     void EncodeReply(const TensorLayout& layout,
                      std::span<const uint8_t> message,
                      std::vector<uint8_t>& out) final;
+
+    /// Its own transformation's cost plus its base's encode; the rest is the base's.
+    double EncodeSeconds(const CostProfile& profile,
+                         const TensorLayout& layout,
+                         std::span<const uint8_t> payload) const final;
+    double DecodeSeconds(const CostProfile& profile,
+                         const TensorLayout& layout,
+                         std::span<const uint8_t> payload) const final;
+    double ReplySeconds(const CostProfile& profile,
+                        const TensorLayout& layout,
+                        std::span<const uint8_t> reply) const final;
+    double CloseSeconds(const CostProfile& profile, const TensorLayout& layout) const final;
 
   protected:
     Codec& Base()

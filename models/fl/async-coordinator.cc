@@ -1,6 +1,7 @@
 #include "models/fl/async-coordinator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fedran
 {
@@ -27,6 +28,7 @@ AsyncCoordinator::AsyncCoordinator(CoordinatorConfig config,
                                           m_config.asyncConfig.buffer,
                                           UsesMajorityVote(m_task->uplinkCodec)});
     m_rule->Reset(size);
+    m_coreFreeS.assign(std::max<uint32_t>(1, m_task->serverCompute.cores), 0.0);
     m_uplinkCodecId = uplink->Id();
     m_modelEncoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
     m_codecRng = Rng(m_task->seed, kServerCodecStream);
@@ -45,6 +47,11 @@ AsyncCoordinator::Stop()
 {
     CancelJoinTimeout(m_host);
     m_finished = true;
+    if (m_stepping)
+    {
+        m_stepping = false;
+        m_host.CancelTimer(CoordinatorTimer::RoundClose);
+    }
 }
 
 bool
@@ -155,7 +162,8 @@ AsyncCoordinator::OnFrame(const Frame& frame)
         }
     }
     m_host.UpdateArrived(record);
-    if (record.fate == UpdateFate::Accepted && m_buffered >= m_config.asyncConfig.buffer)
+    if (record.fate == UpdateFate::Accepted && m_buffered >= m_config.asyncConfig.buffer &&
+        !m_stepping)
     {
         Step();
     }
@@ -174,6 +182,11 @@ AsyncCoordinator::OnTimer(CoordinatorTimer timer)
             Begin();
         }
     }
+    else if (timer == CoordinatorTimer::RoundClose)
+    {
+        m_stepping = false;
+        ReportStep();
+    }
 }
 
 void
@@ -189,7 +202,8 @@ AsyncCoordinator::Begin()
 void
 AsyncCoordinator::Fill()
 {
-    while (m_started && !m_finished && !m_idle.empty() &&
+    // While the server computes a step, the version it will send does not exist yet.
+    while (m_started && !m_finished && !m_stepping && !m_idle.empty() &&
            m_training.size() < m_config.asyncConfig.concurrency)
     {
         const uint32_t pick = m_host.DrawInteger(0, static_cast<uint32_t>(m_idle.size() - 1));
@@ -271,6 +285,19 @@ AsyncCoordinator::Fold(uint32_t client, const Frame& frame, UpdateArrivalRecord&
         record.skipped = true;
         break;
     }
+    // Decoding and folding in take the server's time, in arrival order on its cores (as in
+    // synchronous rounds); the step waits for them.
+    if (const auto& profile = m_task->serverCompute.profile)
+    {
+        const TensorLayout& layout = m_task->model->Layout();
+        const double referenceS = decoder->DecodeSeconds(*profile, layout, frame.payload) +
+                                  profile->foldPerElementS * double(layout.TotalSize());
+        record.decodeS = referenceS / m_task->serverCompute.speed;
+        auto core = std::min_element(m_coreFreeS.begin(), m_coreFreeS.end());
+        *core = std::max(*core, m_host.NowSeconds()) + record.decodeS;
+        m_foldedUntilS = std::max(m_foldedUntilS, *core);
+        record.foldedS = *core;
+    }
     if (m_buffered == 0)
     {
         m_bufferFirstS = m_host.NowSeconds();
@@ -298,30 +325,67 @@ AsyncCoordinator::Step()
     m_modelEncoded = false;
     const Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
 
-    RoundRecord record;
+    RoundRecord& record = m_stepRecord;
+    record = RoundRecord{};
     record.round = m_version;
     record.startS = m_stepStartS;
-    record.endS = m_host.NowSeconds();
     record.selected = m_bufferClients;
     std::sort(record.selected.begin(), record.selected.end());
     record.participants = static_cast<uint32_t>(combined);
     record.testAccuracy = eval.accuracy;
     record.testLoss = eval.loss;
-    record.bufferFillS = record.endS - m_bufferFirstS;
+    record.bufferFillS = m_host.NowSeconds() - m_bufferFirstS;
     record.robustRule = m_task->robust.type;
-    m_host.RoundEnded(record);
 
     m_rule->Reset(m_global.size());
     m_buffered = 0;
     m_sumSamples = 0.0;
     m_sumWeighted = 0.0;
     m_bufferClients.clear();
-    m_stepStartS = record.endS;
     if (m_version >= m_config.rounds)
     {
         m_finished = true;
-        m_host.Finished();
     }
+    // The step is computed now; on the simulated clock the server first finishes its queued
+    // folds, then applies and evaluates (as RoundCoordinator does). Updates arriving
+    // meanwhile go into the next buffer; the new version goes out once the step is done.
+    if (const auto& profile = m_task->serverCompute.profile)
+    {
+        const double speed = m_task->serverCompute.speed;
+        record.aggregateS =
+            combined > 0 ? profile->applyPerElementS * double(m_global.size()) / speed : 0.0;
+        record.evaluateS = profile->flopS * m_task->model->ForwardFlops() *
+                           double(m_task->data->test.Size()) / speed / double(m_coreFreeS.size());
+    }
+    const double doneS =
+        std::max(m_host.NowSeconds(), m_foldedUntilS) + record.aggregateS + record.evaluateS;
+    const double ticks = std::round((doneS - m_host.NowSeconds()) * m_config.ticksPerSecond);
+    if (ticks > 0.0)
+    {
+        m_stepping = true;
+        m_host.ArmTimer(CoordinatorTimer::RoundClose, static_cast<int64_t>(ticks));
+        return;
+    }
+    ReportStep();
+}
+
+void
+AsyncCoordinator::ReportStep()
+{
+    m_stepRecord.endS = m_host.NowSeconds();
+    m_host.RoundEnded(m_stepRecord);
+    m_stepStartS = m_stepRecord.endS;
+    if (m_finished)
+    {
+        m_host.Finished();
+        return;
+    }
+    if (m_buffered >= m_config.asyncConfig.buffer)
+    {
+        Step(); // the buffer filled again while the server was busy
+        return;
+    }
+    Fill();
 }
 
 } // namespace fedran

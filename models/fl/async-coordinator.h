@@ -73,6 +73,8 @@ class AsyncCoordinator : public ServerCoordinator
     void RemoveIdle(uint32_t client);
     void Fold(uint32_t client, const Frame& frame, UpdateArrivalRecord& record);
     void Step();
+    /// Reports the step computed by Step, once its server time has passed, and goes on.
+    void ReportStep();
 
     CoordinatorConfig m_config;
     std::shared_ptr<const FederatedTask> m_task;
@@ -105,6 +107,11 @@ class AsyncCoordinator : public ServerCoordinator
     double m_stepStartS = 0.0;
     bool m_started = false;
     bool m_finished = false;
+    /// The server's cores (task->serverCompute): when each is free again.
+    std::vector<double> m_coreFreeS;
+    double m_foldedUntilS = 0.0;
+    RoundRecord m_stepRecord; ///< the step computed, reported at its RoundClose timer
+    bool m_stepping = false;  ///< RoundClose armed
 };
 
 } // namespace fedran

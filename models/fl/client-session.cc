@@ -1,5 +1,7 @@
 #include "models/fl/client-session.h"
 
+#include "models/fl/pipeline-plan.h"
+
 #include "models/fl/byzantine-attack.h"
 
 #include <algorithm>
@@ -22,6 +24,10 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
                                "compression.downlink");
     m_updateEncoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
     m_ladder = m_updateEncoder->Ladder();
+    if (m_config.clientId < m_task->clientCompute.size())
+    {
+        m_device = m_task->clientCompute[m_config.clientId];
+    }
     if (m_ladder)
     {
         m_controller = std::make_unique<control::RateController>(
@@ -221,7 +227,11 @@ ClientSession::TrainAndEncode(uint32_t round)
     EncodedUpdate encoded;
     std::vector<uint8_t> payload;
     m_updateEncoder->BeginRound(round);
-    if (m_controller)
+    if (m_task->training.pipelining.layerwise)
+    {
+        EncodeLayerwise(round, result, encoded);
+    }
+    else if (m_controller)
     {
         EncodeAdaptive(round, result, payload, encoded.record);
     }
@@ -236,7 +246,19 @@ ClientSession::TrainAndEncode(uint32_t round)
     header.client = m_config.clientId;
     header.samples = static_cast<uint32_t>(rows.size());
 
-    encoded.frame = EncodeFrame(header, payload);
+    if (!m_task->training.pipelining.layerwise)
+    {
+        encoded.frame = EncodeFrame(header, payload);
+        encoded.record.frameBytes = encoded.frame.size();
+        if (m_device.profile)
+        {
+            // Tensor partitioning spreads the encoding over the client's cores.
+            encoded.record.encodeS = m_updateEncoder->EncodeSeconds(*m_device.profile,
+                                                                    m_task->model->Layout(),
+                                                                    payload) /
+                                     m_device.speed / double(m_device.cores);
+        }
+    }
     if (!m_task->downlinkClientView)
     {
         // The next model replaces this one whole: nothing to keep between rounds.
@@ -245,13 +267,103 @@ ClientSession::TrainAndEncode(uint32_t round)
     encoded.record.round = round;
     encoded.record.client = m_config.clientId;
     encoded.record.rawBytes = result.update.size() * sizeof(float);
-    encoded.record.frameBytes = encoded.frame.size();
     encoded.record.trainLoss = result.meanLoss;
     encoded.record.updateNorm = result.updateNorm;
     encoded.record.gradVariance = result.gradVariance;
     encoded.record.codec = std::string(m_updateEncoder->Name());
-    encoded.record.corrupted = MaybeDamage(encoded.frame);
+    // Layerwise: the last bucket, the frame that completes the update.
+    encoded.record.corrupted =
+        MaybeDamage(encoded.parts.empty() ? encoded.frame : encoded.parts.back().frame);
     return encoded;
+}
+
+const std::vector<PipelinePart>&
+ClientSession::Parts()
+{
+    if (m_parts.empty())
+    {
+        // Fixed for the client: its data, batch and speed set the last step's share.
+        const TrainingConfig& training = m_task->training;
+        const uint32_t examples =
+            static_cast<uint32_t>(m_task->partition[m_config.clientId].size());
+        const double lastStepS =
+            double(LastStepExamples(training, examples)) / m_config.samplesPerSecond;
+        const std::vector<double> flops = m_task->model->ForwardFlopsPerTensor();
+        m_parts = PlanLayerwise(m_task->model->Layout(),
+                                flops,
+                                ComputeSeconds(),
+                                lastStepS,
+                                training.pipelining.bucketBytes);
+    }
+    return m_parts;
+}
+
+double
+ClientSession::FirstPartReadyS()
+{
+    return m_task->training.pipelining.layerwise ? Parts().front().readyS : ComputeSeconds();
+}
+
+void
+ClientSession::EncodeLayerwise(uint32_t round, const TrainingResult& result, EncodedUpdate& out)
+{
+    const TensorLayout& layout = m_task->model->Layout();
+    const std::vector<PipelinePart>& parts = Parts();
+    if (m_partEncoders.empty())
+    {
+        // One encoder per bucket: a codec's state (error feedback's residual) is per tensor,
+        // and each bucket holds the same tensors every round.
+        for (const PipelinePart& part : parts)
+        {
+            m_partLayouts.push_back(PartLayout(layout, part));
+            m_partEncoders.push_back(MakeCodec(m_task->uplinkCodec, "compression.uplink"));
+        }
+    }
+    std::vector<std::vector<uint8_t>> payloads(parts.size());
+    std::vector<double> encodeS(parts.size(), 0.0);
+    // Encoded in layout order, as the whole update is without pipelining, so that a codec
+    // drawing random numbers tensor by tensor draws the same ones.
+    for (size_t k = parts.size(); k-- > 0;)
+    {
+        const TensorLayout& partLayout = m_partLayouts[k];
+        Codec& encoder = *m_partEncoders[k];
+        encoder.BeginRound(round);
+        AppendPartPrefix(payloads[k], uint32_t(k), uint32_t(parts.size()), parts[k]);
+        std::vector<uint8_t> body;
+        encoder.Encode(partLayout,
+                       std::span<const float>(result.update)
+                           .subspan(layout.Offset(parts[k].firstTensor), partLayout.TotalSize()),
+                       m_codecRng,
+                       body);
+        if (m_device.profile)
+        {
+            encodeS[k] = encoder.EncodeSeconds(*m_device.profile, partLayout, body) /
+                         m_device.speed / double(m_device.cores);
+        }
+        payloads[k].insert(payloads[k].end(), body.begin(), body.end());
+    }
+    const std::vector<double> sendAt = PartSendTimes(parts, encodeS);
+    FrameHeader header;
+    header.type = FrameType::ClientUpdatePart;
+    header.codec = m_updateEncoder->Id();
+    header.round = round;
+    header.client = m_config.clientId;
+    header.samples = static_cast<uint32_t>(m_task->partition[m_config.clientId].size());
+    for (size_t k = 0; k < parts.size(); ++k)
+    {
+        EncodedPart part;
+        part.frame = EncodeFrame(header, payloads[k]);
+        part.sendAtS = sendAt[k];
+        out.record.frameBytes += part.frame.size();
+        out.record.encodeS += encodeS[k];
+        out.parts.push_back(std::move(part));
+    }
+}
+
+void
+ClientSession::PartSent()
+{
+    m_unacknowledged.push_back(0); // a bucket before the last: no measurement of its own
 }
 
 TrainingResult
@@ -348,6 +460,11 @@ ClientSession::AcceptCodecState(const Frame& frame)
     reply.record.codec = std::string(m_updateEncoder->Name());
     reply.frame = EncodeFrame(header, payload);
     reply.record.frameBytes = reply.frame.size();
+    if (m_device.profile)
+    {
+        reply.record.encodeS =
+            m_updateEncoder->ReplySeconds(*m_device.profile, layout, payload) / m_device.speed;
+    }
     m_unacknowledged.push_back(0);
     return reply;
 }

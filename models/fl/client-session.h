@@ -7,6 +7,8 @@
 // connections, the simulated compute time, availability, trace sources.
 
 #include "compression/codec.h"
+#include "compression/cost-model.h"
+#include "models/fl/pipeline-plan.h"
 #include "models/fl/rate-controller.h"
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
@@ -47,10 +49,20 @@ enum class ServerFrameKind
     Unexpected, ///< not for this client, or not a frame a server sends
 };
 
+/// One bucket of a layerwise-pipelined update: its frame and when it is sent.
+struct EncodedPart
+{
+    std::vector<uint8_t> frame;
+    double sendAtS = 0.0; ///< from the start of local training: its encoding is done
+};
+
 /// An encoded update frame and what the client reports about it.
 struct EncodedUpdate
 {
-    std::vector<uint8_t> frame;
+    std::vector<uint8_t> frame; ///< empty when the update goes as `parts`
+    /// training.pipelining layerwise: the buckets, in sending order (record.frameBytes and
+    /// record.encodeS are their sums).
+    std::vector<EncodedPart> parts;
     UpdateSentRecord record;
 };
 
@@ -87,12 +99,18 @@ class ClientSession
     void PrepareRound(uint32_t round, uint64_t modelFrameBytes, double downloadS, double computeS);
 
     /// Trains on this client's data from its copy of the model and encodes the update (or,
-    /// adaptive, picks a rung or skips). Touches only this session's own state and read-only
+    /// adaptive, picks a rung or skips); record.encodeS is the encoding's simulated time,
+    /// which delays the upload after the compute time. Touches only this session's own state and read-only
     /// data, so it may run on a worker thread while nothing else uses the session.
     EncodedUpdate TrainAndEncode(uint32_t round);
 
-    /// The update is handed to the network now.
+    /// The update is handed to the network now (layerwise: its first bucket).
     void UpdateSent(const UpdateSentRecord& record);
+    /// Layerwise: a later bucket of the update is handed to the network now.
+    void PartSent();
+    /// When the first bucket is ready, from the start of training (without pipelining: the
+    /// end of training), i.e. when the host needs TrainAndEncode's result.
+    double FirstPartReadyS();
 
     /// A CodecState frame: takes the round state (nothing to send), or answers the server's
     /// question about the update sent for its round (the reply frame and its record).
@@ -130,6 +148,10 @@ class ClientSession
     /// faults.corrupt_uplink: damages one payload byte of `frame` with the configured
     /// probability; returns whether it did.
     bool MaybeDamage(std::vector<uint8_t>& frame);
+    /// The buckets of training.pipelining layerwise (computed once).
+    const std::vector<PipelinePart>& Parts();
+    /// Encodes `result` bucket by bucket into out.parts.
+    void EncodeLayerwise(uint32_t round, const TrainingResult& result, EncodedUpdate& out);
     /// Picks the rung (or a skip) for `result` and encodes; an empty payload is a skip.
     void EncodeAdaptive(uint32_t round,
                         const TrainingResult& result,
@@ -137,6 +159,11 @@ class ClientSession
                         UpdateSentRecord& record);
 
     ClientSessionConfig m_config;
+    /// This client's device (task->clientCompute; no profile: coding takes no time).
+    DeviceCompute m_device;
+    std::vector<PipelinePart> m_parts;               ///< layerwise buckets
+    std::vector<TensorLayout> m_partLayouts;         ///< their tensors
+    std::vector<std::unique_ptr<Codec>> m_partEncoders; ///< one encoder per bucket
     std::shared_ptr<const FederatedTask> m_task;
     std::unique_ptr<Codec> m_modelDecoder;
     std::unique_ptr<Codec> m_updateEncoder;

@@ -2,6 +2,7 @@
 
 #include "models/learning/collusion-oracle.h"
 #include "models/fl/async-coordinator.h"
+#include "models/fl/pipeline-plan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,6 +59,8 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
     m_exchange = uplink->MakeExchange(m_task->model->Layout(),
                                       Rng(m_task->seed, kServerExchangeStream).NextU64());
     m_uplinkCodecId = uplink->Id();
+    m_costCodec = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    m_coreFreeS.assign(std::max<uint32_t>(1, m_task->serverCompute.cores), 0.0);
     for (const auto& [child, spec] : m_config.aggregatorUplinkCodecs)
     {
         m_aggregatorCodecIds[child] = MakeCodec(spec, "aggregator.compression.uplink")->Id();
@@ -85,6 +88,16 @@ RoundCoordinator::Stop()
 {
     CancelDeadline();
     CancelJoinTimeout(m_host);
+    if (m_closing)
+    {
+        m_closing = false;
+        m_host.CancelTimer(CoordinatorTimer::RoundClose);
+    }
+    if (m_phaseClosing)
+    {
+        m_phaseClosing = false;
+        m_host.CancelTimer(CoordinatorTimer::PhaseClose);
+    }
 }
 
 bool
@@ -173,6 +186,13 @@ RoundCoordinator::OnFrame(const Frame& frame)
     case FrameType::ClientUpdate:
         HandleUpdate(frame);
         return std::nullopt;
+    case FrameType::ClientUpdatePart:
+        if (!m_task->training.pipelining.layerwise)
+        {
+            return "a bucket frame, but training.pipelining is not layerwise";
+        }
+        HandlePart(frame);
+        return std::nullopt;
     case FrameType::ClientReply:
         if (!m_exchange)
         {
@@ -197,6 +217,14 @@ RoundCoordinator::OnTimer(CoordinatorTimer timer)
     case CoordinatorTimer::Deadline:
         m_deadlineArmed = false;
         EndRound();
+        break;
+    case CoordinatorTimer::RoundClose:
+        m_closing = false;
+        ReportRound();
+        break;
+    case CoordinatorTimer::PhaseClose:
+        m_phaseClosing = false;
+        SendPhaseMessages();
         break;
     }
 }
@@ -224,6 +252,19 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
             AddUpdate(client, frame, record);
         }
         record.fate = UpdateFate::Accepted;
+        // Decoding and folding in take the server's time, in arrival order on its cores.
+        const TensorLayout& layout = m_task->model->Layout();
+        double referenceS = m_task->serverCompute.profile
+                                ? m_costCodec->DecodeSeconds(*m_task->serverCompute.profile,
+                                                             layout,
+                                                             frame.payload)
+                                : 0.0;
+        if (!m_exchange && m_task->serverCompute.profile)
+        {
+            referenceS += m_task->serverCompute.profile->foldPerElementS * double(layout.TotalSize());
+        }
+        record.decodeS = ServerSeconds(referenceS);
+        record.foldedS = QueueServerWork(record.decodeS);
     }
     catch (const DecodeError& e)
     {
@@ -234,6 +275,7 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
     {
         // Not an update yet: it counts once this client's reply arrives.
         m_contributors.push_back(client);
+        m_firstDecodeS[client] = record.decodeS;
         SettleClient(client);
         return;
     }
@@ -279,6 +321,18 @@ RoundCoordinator::HandleReply(const Frame& frame)
         CheckUplinkFrame(frame);
         m_exchange->AddReply(frame.payload, frame.header.samples);
         record.fate = UpdateFate::Accepted;
+        record.decodeS = ServerSeconds(
+            m_task->serverCompute.profile
+                ? m_costCodec->DecodeSeconds(*m_task->serverCompute.profile,
+                                             m_task->model->Layout(),
+                                             frame.payload)
+                : 0.0);
+        record.foldedS = QueueServerWork(record.decodeS);
+        const auto first = m_firstDecodeS.find(client);
+        if (first != m_firstDecodeS.end())
+        {
+            record.decodeS += first->second; // decode_s covers both of its payloads
+        }
     }
     catch (const DecodeError& e)
     {
@@ -307,6 +361,93 @@ RoundCoordinator::HandleCorrupt(const Frame& frame)
     record.reason = "CRC mismatch";
     m_host.UpdateArrived(record);
     // Settled, not busy: it is selectable again from the next round on.
+    SettleClient(client);
+}
+
+void
+RoundCoordinator::HandlePart(const Frame& frame)
+{
+    const uint32_t client = frame.header.client;
+    const TensorLayout& layout = m_task->model->Layout();
+    UpdateArrivalRecord record = ArrivalOf(frame);
+    if (frame.header.round != m_round || !m_pending.count(client))
+    {
+        // A bucket of an update whose round has ended: the last bucket is its late arrival.
+        try
+        {
+            const PartPrefix prefix = ReadPartPrefix(frame.payload, layout);
+            if (prefix.index + 1 < prefix.count)
+            {
+                return;
+            }
+        }
+        catch (const DecodeError&)
+        {
+        }
+        DiscardLate(record);
+        return;
+    }
+    PartialUpdate& partial = m_partials[client];
+    const auto& profile = m_task->serverCompute.profile;
+    try
+    {
+        CheckUplinkFrame(frame);
+        const PartPrefix prefix = ReadPartPrefix(frame.payload, layout);
+        if (partial.seen.empty())
+        {
+            partial.values.assign(layout.TotalSize(), 0.0f);
+            partial.seen.assign(prefix.count, false);
+        }
+        if (prefix.count != partial.seen.size() || partial.seen[prefix.index])
+        {
+            throw DecodeError("bucket " + std::to_string(prefix.index) + " of " +
+                                  std::to_string(prefix.count) + " does not fit the update's " +
+                                  std::to_string(partial.seen.size()) + " buckets",
+                              0);
+        }
+        const TensorLayout partLayout = PartLayout(layout, prefix.part);
+        const auto body = std::span<const uint8_t>(frame.payload).subspan(kPartPrefixSize);
+        auto& decoders = m_partDecoders[client];
+        decoders.resize(prefix.count);
+        if (!decoders[prefix.index])
+        {
+            decoders[prefix.index] = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+        }
+        Codec& decoder = *decoders[prefix.index];
+        decoder.BeginRound(m_round);
+        decoder.Decode(partLayout,
+                       body,
+                       std::span<float>(partial.values)
+                           .subspan(layout.Offset(prefix.part.firstTensor), partLayout.TotalSize()));
+        // Each bucket is decoded as it arrives, on the server's cores like a whole update.
+        const double decodeS =
+            ServerSeconds(profile ? decoder.DecodeSeconds(*profile, partLayout, body) : 0.0);
+        partial.decodeS += decodeS;
+        QueueServerWork(decodeS);
+        partial.seen[prefix.index] = true;
+        partial.frameBytes += kFrameHeaderSize + frame.payload.size();
+        if (std::count(partial.seen.begin(), partial.seen.end(), true) <
+            std::ptrdiff_t(partial.seen.size()))
+        {
+            return; // more buckets to come
+        }
+        // The whole update: folded in once, exactly as without pipelining.
+        m_rule->Add(partial.values, frame.header.samples);
+        m_added.push_back(client);
+        const double foldS =
+            ServerSeconds(profile ? profile->foldPerElementS * double(layout.TotalSize()) : 0.0);
+        record.decodeS = partial.decodeS + foldS;
+        record.foldedS = QueueServerWork(foldS);
+        record.frameBytes = partial.frameBytes;
+        record.fate = UpdateFate::Accepted;
+    }
+    catch (const DecodeError& e)
+    {
+        record.fate = UpdateFate::Failed;
+        record.reason = e.what();
+    }
+    m_partials.erase(client);
+    m_host.UpdateArrived(record);
     SettleClient(client);
 }
 
@@ -352,6 +493,7 @@ RoundCoordinator::RemoveClient(uint32_t client, UpdateFate fate, const std::stri
 {
     m_joined.erase(client);
     m_busy.erase(client);
+    m_partials.erase(client);
     if (m_pending.count(client))
     {
         UpdateArrivalRecord record;
@@ -418,6 +560,7 @@ RoundCoordinator::StartRound()
     m_pending = std::set<uint32_t>(m_selected.begin(), m_selected.end());
     m_rule->Reset(m_global.size());
     m_added.clear();
+    m_partials.clear(); // buckets of updates that never completed
     m_host.RoundStarted(m_round, m_selected);
     if (m_task->collusion && !m_config.episodic)
     {
@@ -429,6 +572,7 @@ RoundCoordinator::StartRound()
     if (m_exchange)
     {
         m_contributors.clear();
+        m_firstDecodeS.clear();
         m_exchange->BeginRound(m_round, state);
         m_firstPhase = m_exchange->NeedsReplies();
     }
@@ -532,15 +676,39 @@ RoundCoordinator::CloseFirstPhase()
     // Clients still computing their first payload are late for this round.
     m_busy.insert(m_pending.begin(), m_pending.end());
     m_pending.clear();
-    std::vector<uint8_t> message;
-    m_exchange->CloseFirstPhase(message);
+    m_phaseMessage.clear();
+    m_exchange->CloseFirstPhase(m_phaseMessage);
+    // The server's work between the phases (power_sgd's orthonormalisation) follows the
+    // first payloads' folds; the message goes out when it is done.
+    const double closeS = ServerSeconds(
+        m_task->serverCompute.profile
+            ? m_costCodec->CloseSeconds(*m_task->serverCompute.profile, m_task->model->Layout())
+            : 0.0);
+    m_foldedUntilS = std::max(m_foldedUntilS, m_host.NowSeconds()) + closeS;
+    for (double& core : m_coreFreeS)
+    {
+        core = std::max(core, m_foldedUntilS);
+    }
+    const int64_t ticks = TicksUntil(m_foldedUntilS);
+    if (ticks > 0)
+    {
+        m_phaseClosing = true;
+        m_host.ArmTimer(CoordinatorTimer::PhaseClose, ticks);
+        return;
+    }
+    SendPhaseMessages();
+}
+
+void
+RoundCoordinator::SendPhaseMessages()
+{
     for (uint32_t client : m_contributors)
     {
         // A contributor whose connection broke since has left: nothing to ask.
         if (m_joined.count(client))
         {
             m_pending.insert(client);
-            SendToClient(client, FrameType::CodecState, m_uplinkCodecId, message);
+            SendToClient(client, FrameType::CodecState, m_uplinkCodecId, m_phaseMessage);
         }
     }
     if (m_pending.empty())
@@ -558,6 +726,12 @@ RoundCoordinator::EndRound()
     m_busy.insert(m_pending.begin(), m_pending.end());
     m_pending.clear();
     m_firstPhase = false;
+    if (m_phaseClosing)
+    {
+        // The deadline came while the server was between the phases: no replies.
+        m_phaseClosing = false;
+        m_host.CancelTimer(CoordinatorTimer::PhaseClose);
+    }
 
     // The server optimiser moves the model by the combined update (nothing moves without one).
     // A two-exchange round that ends in its first phase has no update.
@@ -593,12 +767,39 @@ RoundCoordinator::EndRound()
     record.round = m_round;
     record.robustRule = m_task->robust.type;
     record.startS = m_roundStartS;
-    record.endS = m_host.NowSeconds();
     record.selected = m_selected;
     record.participants = static_cast<uint32_t>(combined);
     record.testAccuracy = eval.accuracy;
     record.testLoss = eval.loss;
-    m_host.RoundEnded(record);
+    // The model is computed now; on the simulated clock the server first finishes folding in
+    // what it queued, then combines and applies, then evaluates (data-parallel over its
+    // cores), and only then does the round end and the next begin.
+    if (const auto& profile = m_task->serverCompute.profile)
+    {
+        const double size = double(m_global.size());
+        record.aggregateS = combined > 0 ? ServerSeconds(profile->applyPerElementS * size) : 0.0;
+        record.evaluateS = ServerSeconds(profile->flopS * m_task->model->ForwardFlops() *
+                                         double(m_task->data->test.Size())) /
+                           double(m_coreFreeS.size());
+    }
+    const double closeAt = std::max(m_host.NowSeconds(), m_foldedUntilS) + record.aggregateS +
+                           record.evaluateS;
+    m_closed = record;
+    const int64_t ticks = TicksUntil(closeAt);
+    if (ticks > 0)
+    {
+        m_closing = true;
+        m_host.ArmTimer(CoordinatorTimer::RoundClose, ticks);
+        return;
+    }
+    ReportRound();
+}
+
+void
+RoundCoordinator::ReportRound()
+{
+    m_closed.endS = m_host.NowSeconds();
+    m_host.RoundEnded(m_closed);
 
     if (m_config.episodic)
     {
@@ -633,6 +834,28 @@ RoundCoordinator::CancelDeadline()
         m_deadlineArmed = false;
         m_host.CancelTimer(CoordinatorTimer::Deadline);
     }
+}
+
+double
+RoundCoordinator::ServerSeconds(double referenceS) const
+{
+    return m_task->serverCompute.profile ? referenceS / m_task->serverCompute.speed : 0.0;
+}
+
+double
+RoundCoordinator::QueueServerWork(double seconds)
+{
+    auto core = std::min_element(m_coreFreeS.begin(), m_coreFreeS.end());
+    *core = std::max(*core, m_host.NowSeconds()) + seconds;
+    m_foldedUntilS = std::max(m_foldedUntilS, *core);
+    return *core;
+}
+
+int64_t
+RoundCoordinator::TicksUntil(double atS) const
+{
+    const double ticks = std::round((atS - m_host.NowSeconds()) * m_config.ticksPerSecond);
+    return ticks > 0.0 ? static_cast<int64_t>(ticks) : 0;
 }
 
 } // namespace fedran

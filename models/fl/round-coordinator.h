@@ -32,6 +32,8 @@ enum class CoordinatorTimer
 {
     JoinTimeout, ///< start the first round with whoever has joined
     Deadline,    ///< the current round's deadline
+    RoundClose,  ///< the server's aggregation and evaluation of the closed round are done
+    PhaseClose,  ///< a two-exchange codec's server work between the phases is done
 };
 
 /// Everything the coordinator asks of the world around it.
@@ -77,6 +79,8 @@ struct CoordinatorConfig
     uint32_t expectedClients = 1;
     int64_t deadlineTicks = 0;    ///< from a round's start; host time steps
     int64_t joinTimeoutTicks = 0; ///< from Start()
+    /// Host time steps per simulated second: the server's compute times become timers.
+    double ticksPerSecond = 1e9;
     /// server.mode "async": AsyncCoordinator's settings (server.async); unused in sync mode.
     bool async = false;
     AsyncConfig asyncConfig;
@@ -218,6 +222,9 @@ class RoundCoordinator : public ServerCoordinator
     void HandleUpdate(const Frame& frame);
     void HandleReply(const Frame& frame);
     void HandleCorrupt(const Frame& frame);
+    /// A bucket of a layerwise-pipelined update: decoded into the client's partial update,
+    /// which is folded in once its last bucket has arrived.
+    void HandlePart(const Frame& frame);
     /// The record of an update or reply frame, fate still to be set.
     static UpdateArrivalRecord ArrivalOf(const Frame& frame);
     void DiscardLate(UpdateArrivalRecord record);
@@ -245,12 +252,24 @@ class RoundCoordinator : public ServerCoordinator
     std::vector<uint8_t> EncodeForClientView(uint32_t client);
     void ArmDeadline();
     void CancelDeadline();
+    /// Queues `seconds` of server work arriving now on the earliest free core; returns when
+    /// it is done.
+    double QueueServerWork(double seconds);
+    /// Server seconds of reference-machine work (0 without a profile).
+    double ServerSeconds(double referenceS) const;
+    /// Ticks from now until `atS` (0 if it has passed).
+    int64_t TicksUntil(double atS) const;
+    /// Reports the closed round and starts the next (or finishes).
+    void ReportRound();
+    /// Two-exchange codecs: sends the mid-round message to the contributors.
+    void SendPhaseMessages();
 
     CoordinatorConfig m_config;
     std::shared_ptr<const FederatedTask> m_task;
     CoordinatorHost& m_host;
 
     std::unique_ptr<Codec> m_modelEncoder; ///< also decodes, to mirror client views
+    std::unique_ptr<Codec> m_costCodec;    ///< the uplink codec, for its cost model only
 
     /// With compression.downlink_reference = client_view: what each client holds, and its
     /// downlink encoder (a codec may keep per-client state, like error feedback's residual).
@@ -262,6 +281,17 @@ class RoundCoordinator : public ServerCoordinator
 
     std::map<uint32_t, ClientView> m_views;
     std::map<uint32_t, std::unique_ptr<Codec>> m_decoders;
+    /// training.pipelining layerwise: a client's buckets so far, and a decoder per bucket.
+    struct PartialUpdate
+    {
+        std::vector<float> values;
+        std::vector<bool> seen;
+        uint64_t frameBytes = 0;
+        double decodeS = 0.0;
+    };
+
+    std::map<uint32_t, PartialUpdate> m_partials;
+    std::map<uint32_t, std::vector<std::unique_ptr<Codec>>> m_partDecoders;
     Rng m_codecRng;
 
     std::set<uint32_t> m_joined;  ///< joined clients, in id order (sampling depends on it)
@@ -280,12 +310,20 @@ class RoundCoordinator : public ServerCoordinator
     uint32_t m_episodeEnd = 0; ///< episodic: the episode's last round
     bool m_firstPhase = false;            ///< two-exchange round waiting for first payloads
     std::vector<uint32_t> m_contributors; ///< clients whose first payload was combined
+    std::map<uint32_t, double> m_firstDecodeS; ///< their first payloads' decode_s
     std::vector<float> m_combined;
     std::unique_ptr<ServerOptimizer> m_optimizer;
     uint32_t m_round = 0; ///< current round, 1-based; 0 before the first
     double m_roundStartS = 0.0;
     bool m_started = false;
     bool m_deadlineArmed = false;
+    /// The server's cores: when each is free again (task->serverCompute).
+    std::vector<double> m_coreFreeS;
+    double m_foldedUntilS = 0.0; ///< the last queued server work's end
+    RoundRecord m_closed;        ///< the closed round, reported at its RoundClose timer
+    bool m_closing = false;      ///< RoundClose armed
+    std::vector<uint8_t> m_phaseMessage; ///< to send at the PhaseClose timer
+    bool m_phaseClosing = false;         ///< PhaseClose armed
 };
 
 } // namespace fedran

@@ -21,6 +21,9 @@ struct UpdateSentRecord
     uint64_t rawBytes = 0;   ///< the update as float32, before compression
     uint64_t frameBytes = 0; ///< the encoded frame (header + codec payload) put on the channel
     double computeS = 0.0;   ///< simulated local training time
+    /// Simulated encoding time after it (a reply: the codec's second client step); the
+    /// upload starts when it is over. 0 without a cost profile.
+    double encodeS = 0.0;
     double trainLoss = 0.0;  ///< mean minibatch loss of the local training
     double updateNorm = 0.0; ///< L2 norm of the update before compression
     /// Estimated variance of the minibatch gradient (TrainingResult::gradVariance)
@@ -76,6 +79,11 @@ struct UpdateArrivalRecord
     UpdateFate fate = UpdateFate::Accepted;
     std::string reason;   ///< for Failed and Dropped
     bool skipped = false; ///< a lazy-update skip (Accepted: reused or omitted, see on_skip)
+    /// The server's simulated time decoding and folding in this update (its service time on
+    /// one core; a reply's adds to its first payload's) and when it was folded in, after any
+    /// queue for the server's cores (< 0: not decoded).
+    double decodeS = -1.0;
+    double foldedS = -1.0;
     /// Async mode: the server step the update counts in (rounds.csv's round), the version
     /// the client trained from, and how many versions the server moved on meanwhile
     /// (-1: not known, as for a client lost before its update arrived).
@@ -99,6 +107,10 @@ struct RoundRecord
     /// empty for a two-exchange codec, whose server combines the payloads itself.
     std::vector<std::pair<uint32_t, double>> aggregateWeights;
     double bufferFillS = -1.0; ///< async: first to last update of the step's buffer
+    /// Simulated server time after the last update was folded in: combining and applying the
+    /// update, then evaluating the new model (endS includes both).
+    double aggregateS = 0.0;
+    double evaluateS = 0.0;
 };
 
 } // namespace fedran

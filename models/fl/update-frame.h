@@ -41,7 +41,14 @@ enum class FrameType : uint8_t
     /// P_hat after the first payloads)
     CodecState = 4,
     ClientReply = 5, ///< client -> server: the answer to a CodecState sent mid-round
+    /// client -> server: one bucket of a layerwise-pipelined update (training.pipelining):
+    /// payload u32 part index (in sending order), u32 part count, u32 first tensor, u32
+    /// tensor count, then the codec's payload for those tensors alone
+    ClientUpdatePart = 6,
 };
+
+/// Bytes before the codec payload of a ClientUpdatePart frame.
+constexpr size_t kPartPrefixSize = 16;
 
 struct FrameHeader
 {

@@ -92,6 +92,20 @@ CnnModel::CnnModel(const CnnShape& shape)
     m_layout = TensorLayout(std::move(tensors));
 }
 
+std::vector<double>
+CnnModel::ForwardFlopsPerTensor() const
+{
+    std::vector<double> flops = Model::ForwardFlopsPerTensor();
+    // conv1.weight, conv1.bias, conv2.weight, conv2.bias come first (cnn-model.h).
+    const double plane1 = double(m_geometry.conv1.OutPlane());
+    const double plane2 = double(m_geometry.conv2.OutPlane());
+    flops[0] *= plane1;
+    flops[1] *= plane1;
+    flops[2] *= plane2;
+    flops[3] *= plane2;
+    return flops;
+}
+
 const TensorLayout&
 CnnModel::Layout() const
 {

@@ -35,6 +35,9 @@ class CnnModel : public Model
 
     const TensorLayout& Layout() const override;
 
+    /// A convolution's weights and biases work at every output position of their layer.
+    std::vector<double> ForwardFlopsPerTensor() const override;
+
     /// Kaiming-uniform weights (fan-in, ReLU gain; gain 1 for the output layer), zero biases.
     void InitParams(std::span<float> params, Rng& rng) const override;
 

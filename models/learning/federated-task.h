@@ -1,6 +1,7 @@
 #ifndef FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
 #define FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
 
+#include "compression/cost-model.h"
 #include "models/learning/byzantine-config.h"
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
@@ -40,6 +41,16 @@ enum RngStream : uint64_t
  */
 class CollusionOracle; // models/learning/collusion-oracle.h
 
+/// A device's compute beyond training speed: its cores and its speed relative to the
+/// reference machine whose seconds `profile` gives (clients.groups[].compute.codec_speed,
+/// server.compute.speed). Without a profile its coding and aggregation take no time.
+struct DeviceCompute
+{
+    uint32_t cores = 1;
+    double speed = 1.0;
+    std::shared_ptr<const CostProfile> profile;
+};
+
 struct FederatedTask
 {
     uint64_t seed = 1;
@@ -59,6 +70,9 @@ struct FederatedTask
     /// What colluding attackers (alie, ipm) know of each round; set when there are any. The
     /// server announces each round to it, the attackers ask it (thread-safe).
     std::shared_ptr<CollusionOracle> collusion;
+    /// Per client id (empty: no client's coding takes time), and the server's.
+    std::vector<DeviceCompute> clientCompute;
+    DeviceCompute serverCompute;
 };
 
 } // namespace fedran

@@ -275,6 +275,28 @@ LocalExamples(const TrainingConfig& config, uint32_t samples)
     return epochs * n + rest * config.batchSize;
 }
 
+uint64_t
+LastStepExamples(const TrainingConfig& config, uint32_t samples)
+{
+    const uint64_t n = samples;
+    const uint64_t b = config.batchSize;
+    if (n == 0 || b == 0)
+    {
+        return 0;
+    }
+    const uint64_t stepsPerEpoch = (n + b - 1) / b;
+    const uint64_t partial = n % b;
+    const uint64_t steps = config.localSteps > 0 ? config.localSteps
+                                                 : stepsPerEpoch * config.localEpochs;
+    if (steps == 0)
+    {
+        return 0;
+    }
+    // Steps walk the epochs' batches in order; only an epoch's last one may be partial.
+    const uint64_t index = (steps - 1) % stepsPerEpoch;
+    return index == stepsPerEpoch - 1 && partial != 0 ? partial : b;
+}
+
 TrainingResult
 TrainLocal(const Model& model,
            std::span<const float> start,

@@ -30,6 +30,15 @@ enum class LrSchedule
 LrSchedule ParseLrSchedule(std::string_view name);
 std::string_view LrScheduleName(LrSchedule schedule);
 
+/// training.pipelining: how the final local step's gradients meet the uplink codec.
+struct PipeliningConfig
+{
+    /// "layerwise": tensors become ready from the output layer backwards during the last
+    /// backward pass; full buckets are encoded and sent while earlier layers still compute.
+    bool layerwise = false;
+    uint64_t bucketBytes = 25ull << 20; ///< PyTorch DDP's default bucket cap, 25 MiB
+};
+
 struct TrainingConfig
 {
     uint32_t localEpochs = 1; ///< passes over the client's data (ignored if localSteps > 0)
@@ -56,6 +65,7 @@ struct TrainingConfig
     /// step: ~1% for softmax on Fashion-MNIST, whose buffers stay in cache, but ~9% for a
     /// 200k-parameter MLP, whose step is bound by memory bandwidth. false leaves it 0.
     bool measureGradVariance = true;
+    PipeliningConfig pipelining;
 };
 
 struct TrainingResult
@@ -105,6 +115,10 @@ double LearningRate(const TrainingConfig& config, uint32_t round);
  * compute time: localEpochs * samples, or with localSteps the sizes of that many batches.
  */
 uint64_t LocalExamples(const TrainingConfig& config, uint32_t samples);
+
+/// Examples in the last minibatch step of a round's local training (an epoch's last batch
+/// may be partial): what the final backward pass that training.pipelining overlaps costs.
+uint64_t LastStepExamples(const TrainingConfig& config, uint32_t samples);
 
 /**
  * Trains from `start` on data[indices] for round `round` at LearningRate(config, round).

@@ -49,6 +49,31 @@ class Model
 
     /// Loss and accuracy over every example of `data`.
     virtual Evaluation Evaluate(std::span<const float> params, const Dataset& data) const = 0;
+
+    /// Floating-point operations of one example's forward pass, per tensor of Layout(): what
+    /// evaluation costs on the simulated clock, and each layer's share of a training step
+    /// (its backward pass is twice its forward). The default is a dense layer's: a
+    /// multiply-add per weight, one add per bias.
+    virtual std::vector<double> ForwardFlopsPerTensor() const
+    {
+        std::vector<double> flops;
+        for (const TensorSpec& tensor : Layout().Tensors())
+        {
+            flops.push_back((tensor.shape.size() > 1 ? 2.0 : 1.0) * double(tensor.Size()));
+        }
+        return flops;
+    }
+
+    /// The sum of ForwardFlopsPerTensor().
+    double ForwardFlops() const
+    {
+        double total = 0.0;
+        for (double flops : ForwardFlopsPerTensor())
+        {
+            total += flops;
+        }
+        return total;
+    }
 };
 
 /**

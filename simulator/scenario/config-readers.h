@@ -45,6 +45,17 @@ void ReadCaptureOutputs(const nlohmann::json& output,
                         ScenarioConfig& config,
                         std::vector<std::string>& errors);
 
+/// clients.groups[].compute at `path`: cores, codec_speed and the cost profile (a file that
+/// cannot be read or is malformed is an error naming the key; absent: the reference's).
+DeviceCompute ReadClientCompute(const nlohmann::json& compute,
+                                const std::string& path,
+                                std::vector<std::string>& errors);
+/// server.compute of a validated server object.
+DeviceCompute ReadServerCompute(const nlohmann::json& server, std::vector<std::string>& errors);
+
+/// training.pipelining against the uplink codec and server.mode (both already read).
+void CheckPipelining(const ScenarioConfig& config, std::vector<std::string>& errors);
+
 /// server.robust (absent: "mean") of a validated server object.
 RobustRuleConfig ReadRobust(const nlohmann::json& server, std::vector<std::string>& errors);
 

@@ -174,6 +174,9 @@ ReadTraining(const json& training,
     out.weightDecay = training.at("weight_decay").get<double>();
     out.proxMu = training.at("fedprox_mu").get<double>();
     ReadSchedule(training.at("lr_schedule"), out, errors);
+    const json& pipelining = training.at("pipelining");
+    out.pipelining.layerwise = pipelining.at("mode").get<std::string>() == "layerwise";
+    out.pipelining.bucketBytes = pipelining.at("bucket_bytes").get<uint64_t>();
     out.totalRounds = rounds;
     try
     {

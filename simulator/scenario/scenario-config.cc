@@ -181,6 +181,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     optimizer.beta2 = server.at("server_beta2").get<double>();
     optimizer.tau = server.at("server_tau").get<double>();
     config.server.robust = ReadRobust(server, errors);
+    config.server.compute = ReadServerCompute(server, errors);
 
     const json& groups = scenario.at("clients").at("groups");
     for (size_t i = 0; i < groups.size(); ++i)
@@ -193,6 +194,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         groupConfig.compute = ReadComputeSpeed(group.at("compute").at("samples_per_second"),
                                                path + ".compute.samples_per_second",
                                                errors);
+        groupConfig.device = ReadClientCompute(group.at("compute"), path + ".compute", errors);
         if (group.contains("availability"))
         {
             groupConfig.availability =
@@ -234,6 +236,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.downlinkClientView =
         scenario.at("compression").at("downlink_reference").get<std::string>() == "client_view";
     ReadAsync(server, config, errors);
+    CheckPipelining(config, errors);
 
     const json& output = scenario.at("output");
     config.outputDir =

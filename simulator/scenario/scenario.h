@@ -11,6 +11,7 @@
 #include "models/fl/staleness.h"
 #include "models/learning/client-sizes.h"
 #include "models/learning/compute-speed.h"
+#include "models/learning/federated-task.h"
 #include "models/learning/csv-reader.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/server-optimizer.h"
@@ -44,6 +45,7 @@ struct ClientGroupConfig
     std::string name;
     uint32_t count = 0;
     ComputeSpeedSpec compute; ///< samples per second, fixed or drawn per client
+    DeviceCompute device;     ///< compute.cores, codec_speed and profile
     AvailabilityConfig availability;
     AttackConfig attack; ///< clients.groups[].attack; type empty: honest
     LinkConfig backhaul;
@@ -142,6 +144,7 @@ struct ScenarioConfig
         RobustRuleConfig robust;         ///< server.robust (absent: type "mean")
         bool async = false;              ///< server.mode "async"
         AsyncConfig asyncConfig;         ///< server.async
+        DeviceCompute compute;           ///< server.compute
     } server;
 
     std::vector<ClientGroupConfig> groups;

@@ -72,6 +72,10 @@ ReferenceQsgd(const TensorLayout& layout,
     size_t at = 16;
     for (size_t t = 0; t < layout.TensorCount(); ++t)
     {
+        if (t > 0)
+        {
+            dither = ReferenceDither(rng); // the codecs seed each tensor's dither
+        }
         dither.StartTensor();
         const size_t d = layout.Tensors()[t].Size();
         const size_t buckets = (d + bucket - 1) / bucket;

@@ -196,6 +196,10 @@ ReferenceQuantization(const TensorLayout& layout,
     std::vector<float> out(x.size());
     for (size_t t = 0; t < layout.TensorCount(); ++t)
     {
+        if (t > 0)
+        {
+            dither = ReferenceDither(rng); // the codecs seed each tensor's dither
+        }
         dither.StartTensor();
         for (size_t i = layout.Offset(t); i < layout.Offset(t) + layout.Tensors()[t].Size(); ++i)
         {

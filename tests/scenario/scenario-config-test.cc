@@ -82,9 +82,12 @@ TEST(ToConfig, Quickstart)
     resolved["training"].update({{"momentum", 0},
                                  {"weight_decay", 0},
                                  {"fedprox_mu", 0},
-                                 {"lr_schedule", {{"type", "constant"}}}});
+                                 {"lr_schedule", {{"type", "constant"}}},
+                                 {"pipelining", {{"mode", "none"}, {"bucket_bytes", 26214400}}}});
     resolved["compression"]["downlink_reference"] = "model";
     resolved["clients"]["groups"][0]["availability"] = json::object();
+    resolved["clients"]["groups"][0]["compute"].update({{"cores", 1}, {"codec_speed", 1.0}});
+    resolved["server"]["compute"] = {{"cores", 1}, {"speed", 1.0}};
     resolved["server"].update({{"over_select", 1.0},
                                {"mode", "sync"},
                                {"join_window_s", 1.0},

@@ -44,9 +44,12 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     expected["training"].update({{"momentum", 0},
                                  {"weight_decay", 0},
                                  {"fedprox_mu", 0},
-                                 {"lr_schedule", {{"type", "constant"}}}});
+                                 {"lr_schedule", {{"type", "constant"}}},
+                                 {"pipelining", {{"mode", "none"}, {"bucket_bytes", 26214400}}}});
     expected["compression"]["downlink_reference"] = "model";
     expected["clients"]["groups"][0]["availability"] = json::object();
+    expected["clients"]["groups"][0]["compute"].update({{"cores", 1}, {"codec_speed", 1}});
+    expected["server"]["compute"] = {{"cores", 1}, {"speed", 1}};
     expected["server"].update({{"over_select", 1},
                                {"mode", "sync"},
                                {"join_window_s", 1},
@@ -82,15 +85,16 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
         },
         "model": {"type": "softmax"},
         "training": {"local_epochs": 1, "batch_size": 32, "lr": 0.05, "momentum": 0,
-                     "weight_decay": 0, "fedprox_mu": 0, "lr_schedule": {"type": "constant"}},
+                     "weight_decay": 0, "fedprox_mu": 0, "lr_schedule": {"type": "constant"},
+                     "pipelining": {"mode": "none", "bucket_bytes": 26214400}},
         "server": {"clients_per_round": 2, "over_select": 1, "deadline_s": 60,
                    "join_window_s": 1, "join_timeout_s": 30, "aggregation": "fedavg",
                    "mode": "sync", "server_momentum": 0.9, "server_beta1": 0.9, "server_beta2": 0.99,
-                   "server_tau": 0.001},
+                   "server_tau": 0.001, "compute": {"cores": 1, "speed": 1}},
         "clients": {"groups": [{
             "name": "g",
             "count": 4,
-            "compute": {"samples_per_second": 2000},
+            "compute": {"samples_per_second": 2000, "cores": 1, "codec_speed": 1},
             "availability": {},
             "backhaul": {"type": "p2p", "rate": "50Mbps", "delay": "5ms", "loss": 0}
         }]},

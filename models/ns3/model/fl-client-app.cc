@@ -210,6 +210,7 @@ FlClientApp::StopApplication()
     m_dropEvent.Cancel();
     m_connectEvent.Cancel();
     m_restartEvent.Cancel();
+    CancelParts();
     WaitForTraining();
     if (m_channel)
     {
@@ -294,8 +295,16 @@ FlClientApp::HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& 
     {
         if (auto reply = m_session->AcceptCodecState(frame))
         {
-            m_updateSentTrace(reply->record);
-            m_channel->Send(std::move(reply->frame));
+            // The codec's second client step takes its simulated time before the reply goes.
+            m_encoded = std::move(*reply);
+            const double replyS = m_encoded->record.encodeS;
+            if (replyS > 0.0)
+            {
+                m_sendEvent =
+                    Simulator::Schedule(Seconds(replyS), &FlClientApp::SendEncoded, this);
+                return;
+            }
+            SendEncoded();
         }
     }
     catch (const fedran::DecodeError& e)
@@ -361,15 +370,82 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& re
         return session->TrainAndEncode(round);
     };
     m_pending = m_pool ? m_pool->Submit(train) : std::async(std::launch::deferred, train);
-    m_sendEvent = Simulator::Schedule(Seconds(computeS), &FlClientApp::SendUpdate, this, computeS);
+    // Layerwise pipelining needs the encoded buckets when the first is ready, before the end.
+    m_trainStart = Simulator::Now();
+    m_sendEvent = Simulator::Schedule(Seconds(m_session->FirstPartReadyS()),
+                                      &FlClientApp::TrainingDone,
+                                      this,
+                                      computeS);
 }
 
 void
-FlClientApp::SendUpdate(double computeS)
+FlClientApp::TrainingDone(double computeS)
 {
-    fedran::EncodedUpdate encoded = m_pending.get();
-    encoded.record.computeS = computeS;
-    m_session->UpdateSent(encoded.record);
+    m_encoded = m_pending.get();
+    m_encoded->record.computeS = computeS;
+    if (!m_encoded->parts.empty())
+    {
+        // Each bucket goes as its own frame once its encoding is done.
+        for (size_t k = 0; k < m_encoded->parts.size(); ++k)
+        {
+            const Time at = m_trainStart + Seconds(m_encoded->parts[k].sendAtS);
+            m_partEvents.push_back(
+                Simulator::Schedule(std::max(at - Simulator::Now(), Seconds(0)),
+                                    &FlClientApp::SendPart,
+                                    this,
+                                    k));
+        }
+        return;
+    }
+    // Encoding follows training on the simulated clock (its cost model, not its wall time).
+    const double encodeS = m_encoded->record.encodeS;
+    if (encodeS > 0.0)
+    {
+        m_sendEvent = Simulator::Schedule(Seconds(encodeS), &FlClientApp::SendEncoded, this);
+        return;
+    }
+    SendEncoded();
+}
+
+void
+FlClientApp::SendPart(size_t k)
+{
+    if (k == 0)
+    {
+        m_session->UpdateSent(m_encoded->record); // upload_start_s: the first bucket's send
+        m_updateSentTrace(m_encoded->record);
+    }
+    else
+    {
+        m_session->PartSent();
+    }
+    m_channel->Send(std::move(m_encoded->parts[k].frame));
+    if (k + 1 == m_encoded->parts.size())
+    {
+        m_encoded.reset();
+        m_partEvents.clear();
+    }
+}
+
+void
+FlClientApp::CancelParts()
+{
+    for (EventId& event : m_partEvents)
+    {
+        event.Cancel();
+    }
+    m_partEvents.clear();
+}
+
+void
+FlClientApp::SendEncoded()
+{
+    fedran::EncodedUpdate encoded = std::move(*m_encoded);
+    m_encoded.reset();
+    if (!encoded.record.reply)
+    {
+        m_session->UpdateSent(encoded.record);
+    }
     m_updateSentTrace(encoded.record);
     m_channel->Send(std::move(encoded.frame));
 }
@@ -403,6 +479,8 @@ FlClientApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& 
     NS_LOG_WARN("client " << m_clientId << ": " << why);
     m_sendEvent.Cancel();
     m_dropEvent.Cancel();
+    CancelParts();
+    m_encoded.reset();
     WaitForTraining();
     channel->Close();
     m_channel = nullptr;
@@ -421,6 +499,8 @@ FlClientApp::Leave()
     m_connectEvent.Cancel();
     WaitForTraining();
     m_pending = {};
+    CancelParts();
+    m_encoded.reset();
     if (m_channel)
     {
         m_channel->Abort();

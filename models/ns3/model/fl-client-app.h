@@ -16,6 +16,7 @@
 #include <ns3/traced-callback.h>
 
 #include <future>
+#include <optional>
 #include <memory>
 
 namespace ns3
@@ -103,7 +104,13 @@ class FlClientApp : public Application
     void HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& frame);
     void HandleDelivered(Ptr<MessageChannel> channel, const TransferRecord& record);
     void TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& receipt);
-    void SendUpdate(double computeS);
+    /// The compute time is over: takes the training's result and waits its encoding time.
+    void TrainingDone(double computeS);
+    /// Hands m_encoded (an update or a reply) to the network.
+    void SendEncoded();
+    /// Layerwise: hands bucket k of m_encoded to the network.
+    void SendPart(size_t k);
+    void CancelParts();
     void WaitForTraining();
 
     // Attributes
@@ -133,6 +140,9 @@ class FlClientApp : public Application
     bool m_online;
     std::shared_ptr<ThreadPool> m_pool;
     std::future<fedran::EncodedUpdate> m_pending; ///< the training of the current round
+    std::optional<fedran::EncodedUpdate> m_encoded; ///< encoded, waiting for its encode time
+    Time m_trainStart;                  ///< when the current round's training started
+    std::vector<EventId> m_partEvents; ///< layerwise: the buckets' sends
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_modelReceivedTrace;
     TracedCallback<const fedran::UpdateSentRecord&> m_updateSentTrace;

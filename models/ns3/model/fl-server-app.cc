@@ -142,6 +142,7 @@ FlServerApp::StartApplication()
     config.deadlineTicks = m_deadline.GetTimeStep();
     config.joinTimeoutTicks = m_joinTimeout.GetTimeStep();
     config.aggregatorUplinkCodecs = m_aggregatorChildren;
+    config.ticksPerSecond = double(Seconds(1).GetTimeStep());
     fedran::CoordinatorHost& host = *this;
     if (m_async)
     {

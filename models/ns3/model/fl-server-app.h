@@ -95,7 +95,7 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     Ptr<UniformRandomVariable> m_sampler;
     std::map<uint32_t, Ptr<MessageChannel>> m_channels;     ///< joined clients' channels
     std::map<MessageChannel*, uint32_t> m_clientOfChannel; ///< the reverse of m_channels
-    EventId m_timers[2]; ///< by fedran::CoordinatorTimer
+    EventId m_timers[4]; ///< by fedran::CoordinatorTimer
 
     TracedCallback<uint32_t, uint32_t> m_joinClosedTrace;
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_roundStartedTrace;

@@ -1,0 +1,136 @@
+// clients.groups[].compute (cores, codec_speed, profile) and server.compute: the devices
+// whose cost profiles put encoding, decoding, aggregation and evaluation on the clock.
+#include "simulator/scenario/config-readers.h"
+
+#include "compression/codec.h"
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace fedran
+{
+
+namespace
+{
+
+/// The profile a compute object names at `path` (its "profile" key), or the reference
+/// machine's; nullptr (and an error naming the key) when it cannot be read.
+std::shared_ptr<const CostProfile>
+ReadProfile(const nlohmann::json& compute,
+            const std::string& path,
+            std::vector<std::string>& errors)
+{
+    const auto it = compute.find("profile");
+    if (it == compute.end())
+    {
+        // One shared copy: every device of a run without a profile of its own uses it.
+        static const auto reference = std::make_shared<const CostProfile>(CostProfile::Reference());
+        return reference;
+    }
+    const std::string file = it->get<std::string>();
+    const std::string where = path + ".profile: " + file;
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+    {
+        errors.push_back(where + ": cannot open");
+        return nullptr;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json json;
+    try
+    {
+        json = nlohmann::json::parse(text.str());
+    }
+    catch (const nlohmann::json::parse_error& e)
+    {
+        errors.push_back(where + ": not JSON (byte " + std::to_string(e.byte) + ")");
+        return nullptr;
+    }
+    try
+    {
+        return std::make_shared<const CostProfile>(CostProfile::FromJson(json));
+    }
+    catch (const CostProfileError& e)
+    {
+        errors.push_back(where + ": " + e.what());
+        return nullptr;
+    }
+}
+
+} // namespace
+
+DeviceCompute
+ReadClientCompute(const nlohmann::json& compute,
+                  const std::string& path,
+                  std::vector<std::string>& errors)
+{
+    DeviceCompute device;
+    device.cores = ReadUint32(compute.at("cores"), path + ".cores", errors);
+    device.speed = compute.at("codec_speed").get<double>();
+    device.profile = ReadProfile(compute, path, errors);
+    return device;
+}
+
+DeviceCompute
+ReadServerCompute(const nlohmann::json& server, std::vector<std::string>& errors)
+{
+    const nlohmann::json& compute = server.at("compute");
+    DeviceCompute device;
+    device.cores = ReadUint32(compute.at("cores"), "server.compute.cores", errors);
+    device.speed = compute.at("speed").get<double>();
+    device.profile = ReadProfile(compute, "server.compute", errors);
+    return device;
+}
+
+void
+CheckPipelining(const ScenarioConfig& config, std::vector<std::string>& errors)
+{
+    if (!config.training.pipelining.layerwise)
+    {
+        return;
+    }
+    const std::string path = "training.pipelining.mode: \"layerwise\"";
+    if (config.server.async)
+    {
+        errors.push_back(path + " needs synchronous rounds (server.mode \"async\" folds "
+                                "whole updates only)");
+    }
+    std::unique_ptr<Codec> uplink;
+    try
+    {
+        uplink = MakeCodec(config.uplinkCodec, "compression.uplink");
+    }
+    catch (const CodecConfigError&)
+    {
+        return; // reported where the codecs are checked
+    }
+    // Buckets are encoded alone, tensor by tensor: a codec that must see the whole update
+    // first cannot start before the backward pass ends.
+    if (uplink->HasRoundExchange())
+    {
+        errors.push_back(path + " cannot split compression.uplink \"" +
+                         std::string(uplink->Name()) +
+                         "\": its two exchanges need the whole update (the server's "
+                         "orthonormalisation spans every tensor)");
+    }
+    const nlohmann::json* spec = &config.uplinkCodec;
+    while (spec->contains("base"))
+    {
+        spec = &spec->at("base");
+    }
+    if (spec->value("type", "") == "random_k")
+    {
+        errors.push_back(path + " cannot split compression.uplink \"random_k\": its draws are "
+                                "keyed to each tensor's position in the whole update, so a bucket "
+                                "would keep other elements than the update does");
+    }
+    if (uplink->Ladder())
+    {
+        errors.push_back(path + " cannot split compression.uplink \"adaptive\": it picks one "
+                                "rung (or a skip) for the whole update");
+    }
+}
+
+} // namespace fedran
