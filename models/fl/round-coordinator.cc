@@ -778,9 +778,12 @@ RoundCoordinator::EndRound()
     {
         const double size = double(m_global.size());
         record.aggregateS = combined > 0 ? ServerSeconds(profile->applyPerElementS * size) : 0.0;
-        record.evaluateS = ServerSeconds(profile->flopS * m_task->model->ForwardFlops() *
-                                         double(m_task->data->test.Size())) /
-                           double(m_coreFreeS.size());
+        // An edge aggregator's episodic rounds evaluate nothing.
+        record.evaluateS = m_config.episodic
+                               ? 0.0
+                               : ServerSeconds(profile->flopS * m_task->model->ForwardFlops() *
+                                               double(m_task->data->test.Size())) /
+                                     double(m_coreFreeS.size());
     }
     const double closeAt = std::max(m_host.NowSeconds(), m_foldedUntilS) + record.aggregateS +
                            record.evaluateS;

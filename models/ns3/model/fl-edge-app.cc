@@ -109,6 +109,7 @@ FlEdgeApp::StartApplication()
     NS_ABORT_MSG_IF(!m_task, "FlEdgeApp: SetAggregator was not called");
     NS_ABORT_MSG_IF(!m_transport, "FlEdgeApp: no Transport");
     m_config.tier.joinTimeoutTicks = m_joinTimeout.GetTimeStep();
+    m_config.tier.ticksPerSecond = double(Seconds(1).GetTimeStep());
     fedran::EdgeHost& host = *this;
     m_aggregator = std::make_unique<fedran::EdgeAggregator>(m_config, m_task, host);
     m_transport->Listen(GetNode(), m_port, MakeCallback(&FlEdgeApp::HandleAccept, this));

@@ -105,7 +105,7 @@ class FlEdgeApp
     bool m_wantParent = false; ///< its children have joined: it belongs at its parent
     uint32_t m_failedConnects = 0;
     EventId m_connectEvent;
-    EventId m_timers[2]; ///< by fedran::CoordinatorTimer
+    EventId m_timers[4]; ///< by fedran::CoordinatorTimer
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_modelReceivedTrace;
     TracedCallback<const fedran::UpdateSentRecord&> m_updateSentTrace;
