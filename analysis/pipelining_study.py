@@ -12,7 +12,8 @@ accuracy, and per completed client row the means of compute_s, of the last backw
 (2/3 of the last step: batch / samples_per_second, the most pipelining can hide), of
 encode_s and decode_s, of how long after training the upload started (negative: before
 training ended, pipelining), and the server's evaluate_s. Prints a Markdown table.
-Exit status 2 for a folder without runs.
+--pairs prints one line per setting instead, without and with pipelining side by side (the
+table of docs/pipelining.md). Exit status 2 for a folder without runs.
 """
 import argparse
 import json
@@ -38,7 +39,10 @@ def codec_name(spec):
 
 
 def study_row(run_dir, target):
-    run = json.load(open(os.path.join(run_dir, "run.json")))
+    path = os.path.join(run_dir, "run.json")
+    if not os.path.isfile(path):
+        return None
+    run = json.load(open(path))
     if run.get("status") != "completed":
         return None
     scenario = run["scenario"]
@@ -70,11 +74,40 @@ def study_row(run_dir, target):
     }
 
 
+def print_pairs(t, target):
+    tta_col = f"time_to_{target}_s"
+    t = t.copy()
+    t["local_steps"] = t["local_steps"].astype(str)
+    print("| model | local steps | uplink | client cores | round, none (s) | round, layerwise (s) "
+          "| saved (ms) | last backward (ms) | first bucket before training ends (ms) "
+          f"| encode_s (ms) | time to {target}, none / layerwise (s) | accuracy after the run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    tta = lambda v: "not reached" if pd.isna(v) else f"{v:.3f}"
+    for (m, st, c, co), g in t.groupby(["model", "local_steps", "codec", "cores"]):
+        n = g[g.pipelining == "none"]
+        lay = g[g.pipelining == "layerwise"]
+        if n.empty:
+            continue
+        n = n.iloc[0]
+        if lay.empty:
+            cells = ["refused", "–", "–", "–"]
+        else:
+            lay = lay.iloc[0]
+            cells = [f"{lay.round_s:.4f}", f"{(n.round_s - lay.round_s) * 1e3:.1f}",
+                     f"{-lay.upload_after_training_s * 1e3:.1f}", tta(lay[tta_col])]
+        steps = "1 (FedSGD-like)" if st == "1" else f"{st}"
+        print(f"| {m} | {steps} | {c} | {co} | {n.round_s:.4f} | {cells[0]} | {cells[1]} "
+              f"| {n.last_backward_s * 1e3:.1f} | {cells[2]} | {n.encode_s * 1e3:.3f} "
+              f"| {tta(n[tta_col])} / {cells[3]} | {n.final_acc:.4f} |")
+
+
 def main(argv):
     parser = argparse.ArgumentParser(prog=PROG)
     parser.add_argument("sweep_dir")
     parser.add_argument("--target", type=float, default=0.7)
     parser.add_argument("--csv")
+    parser.add_argument("--pairs", action="store_true",
+                        help="one line per setting: without and with pipelining side by side")
     args = parser.parse_args(argv)
     runs = os.path.join(args.sweep_dir, "runs")
     if not os.path.isdir(runs):
@@ -87,6 +120,9 @@ def main(argv):
                                            key=lambda c: c.astype(str))
     if args.csv:
         table.to_csv(args.csv, index=False)
+    if args.pairs:
+        print_pairs(table, args.target)
+        return
     columns = list(table.columns)
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))
