@@ -9,29 +9,17 @@ namespace fedran
 AsyncCoordinator::AsyncCoordinator(CoordinatorConfig config,
                                    std::shared_ptr<const FederatedTask> task,
                                    CoordinatorHost& host)
-    : m_config(std::move(config)),
-      m_task(std::move(task)),
-      m_host(host),
-      m_idleAt(m_task->partition.size(), -1)
-{
-    const uint64_t size = m_task->model->Layout().TotalSize();
-    m_global.assign(size, 0.0f);
-    Rng initRng(m_task->seed, kModelInitStream);
-    m_task->model->InitParams(m_global, initRng);
-    m_scratch.assign(size, 0.0f);
-    m_combined.assign(size, 0.0f);
-    m_optimizer = MakeServerOptimizer(m_task->serverOptimizer);
-    const auto uplink = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+    : m_config(std::move(config))
+    , m_task(std::move(task))
+    , m_host(host)
+    ,
     // A step combines a buffer of K updates as a synchronous round combines its n.
-    m_rule = MakeAggregationRule(RuleArgs{*uplink,
-                                          m_task->robust,
-                                          m_config.asyncConfig.buffer,
-                                          UsesMajorityVote(m_task->uplinkCodec)});
-    m_rule->Reset(size);
-    m_coreFreeS.assign(std::max<uint32_t>(1, m_task->serverCompute.cores), 0.0);
-    m_uplinkCodecId = uplink->Id();
-    m_modelEncoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
-    m_codecRng = Rng(m_task->seed, kServerCodecStream);
+    m_state(
+        MakeServerState(*m_task, m_config.asyncConfig.buffer, nlohmann::json(), kServerCodecStream))
+    , m_clock(m_task->serverCompute, m_config.ticksPerSecond)
+    , m_idleAt(m_task->partition.size(), -1)
+{
+    m_uplinkCodecId = m_state.uplink->Id();
 }
 
 AsyncCoordinator::~AsyncCoordinator() = default;
@@ -219,14 +207,17 @@ AsyncCoordinator::Dispatch(uint32_t client)
     if (!m_modelEncoded)
     {
         // Each version is encoded once, however many clients it goes to.
-        m_modelEncoder->BeginRound(m_version + 1);
+        m_state.modelEncoder->BeginRound(m_version + 1);
         m_modelPayload.clear();
-        m_modelEncoder->Encode(m_task->model->Layout(), m_global, m_codecRng, m_modelPayload);
+        m_state.modelEncoder->Encode(m_task->model->Layout(),
+                                     m_state.global,
+                                     m_state.codecRng,
+                                     m_modelPayload);
         m_modelEncoded = true;
     }
     FrameHeader header;
     header.type = FrameType::GlobalModel;
-    header.codec = m_modelEncoder->Id();
+    header.codec = m_state.modelEncoder->Id();
     header.round = m_version + 1;
     header.client = client;
     std::vector<uint8_t> frame = EncodeFrame(header, m_modelPayload);
@@ -271,33 +262,24 @@ AsyncCoordinator::Fold(uint32_t client, const Frame& frame, UpdateArrivalRecord&
     const double samples = frame.header.samples;
     const double weight =
         samples * StalenessWeight(m_config.asyncConfig.staleness, uint32_t(record.staleness));
-    switch (decoder->DecodeUpdate(m_task->model->Layout(), frame.payload, m_scratch))
+    switch (decoder->DecodeUpdate(m_task->model->Layout(), frame.payload, m_state.scratch))
     {
-    case Arrival::SkipReuse:
-        record.skipped = true;
-        [[fallthrough]];
-    case Arrival::Update:
-        m_rule->Add(m_scratch, weight);
-        m_sumSamples += samples;
-        m_sumWeighted += weight;
-        break;
-    case Arrival::SkipOmit:
-        record.skipped = true;
-        break;
+        case Arrival::SkipReuse:
+            record.skipped = true;
+            [[fallthrough]];
+        case Arrival::Update:
+            m_state.rule->Add(m_state.scratch, weight);
+            m_sumSamples += samples;
+            m_sumWeighted += weight;
+            break;
+        case Arrival::SkipOmit:
+            record.skipped = true;
+            break;
     }
     // Decoding and folding in take the server's time, in arrival order on its cores (as in
     // synchronous rounds); the step waits for them.
-    if (const auto& profile = m_task->serverCompute.profile)
-    {
-        const TensorLayout& layout = m_task->model->Layout();
-        const double referenceS = decoder->DecodeSeconds(*profile, layout, frame.payload) +
-                                  profile->foldPerElementS * double(layout.TotalSize());
-        record.decodeS = referenceS / m_task->serverCompute.speed;
-        auto core = std::min_element(m_coreFreeS.begin(), m_coreFreeS.end());
-        *core = std::max(*core, m_host.NowSeconds()) + record.decodeS;
-        m_foldedUntilS = std::max(m_foldedUntilS, *core);
-        record.foldedS = *core;
-    }
+    record.decodeS = m_clock.DecodeSeconds(*decoder, m_task->model->Layout(), frame.payload, true);
+    record.foldedS = m_clock.Queue(record.decodeS, m_host.NowSeconds());
     if (m_buffered == 0)
     {
         m_bufferFirstS = m_host.NowSeconds();
@@ -309,21 +291,21 @@ AsyncCoordinator::Fold(uint32_t client, const Frame& frame, UpdateArrivalRecord&
 void
 AsyncCoordinator::Step()
 {
-    const size_t combined = m_rule->Count();
+    const size_t combined = m_state.rule->Count();
     if (combined > 0)
     {
-        m_rule->Result(m_combined);
+        m_state.rule->Result(m_state.combined);
         // The rule normalises by Σ nₖ s(τₖ); staleness should shrink the step, not cancel out.
         const float scale = static_cast<float>(m_sumWeighted / m_sumSamples);
-        for (float& v : m_combined)
+        for (float& v : m_state.combined)
         {
             v *= scale;
         }
-        m_optimizer->Apply(m_combined, m_global);
+        m_state.optimizer->Apply(m_state.combined, m_state.global);
     }
     ++m_version;
     m_modelEncoded = false;
-    const Evaluation eval = m_task->model->Evaluate(m_global, m_task->data->test);
+    const Evaluation eval = m_task->model->Evaluate(m_state.global, m_task->data->test);
 
     RoundRecord& record = m_stepRecord;
     record = RoundRecord{};
@@ -337,7 +319,7 @@ AsyncCoordinator::Step()
     record.bufferFillS = m_host.NowSeconds() - m_bufferFirstS;
     record.robustRule = m_task->robust.type;
 
-    m_rule->Reset(m_global.size());
+    m_state.rule->Reset(m_state.global.size());
     m_buffered = 0;
     m_sumSamples = 0.0;
     m_sumWeighted = 0.0;
@@ -349,21 +331,15 @@ AsyncCoordinator::Step()
     // The step is computed now; on the simulated clock the server first finishes its queued
     // folds, then applies and evaluates (as RoundCoordinator does). Updates arriving
     // meanwhile go into the next buffer; the new version goes out once the step is done.
-    if (const auto& profile = m_task->serverCompute.profile)
-    {
-        const double speed = m_task->serverCompute.speed;
-        record.aggregateS =
-            combined > 0 ? profile->applyPerElementS * double(m_global.size()) / speed : 0.0;
-        record.evaluateS = profile->flopS * m_task->model->ForwardFlops() *
-                           double(m_task->data->test.Size()) / speed / double(m_coreFreeS.size());
-    }
+    record.aggregateS = combined > 0 ? m_clock.ApplySeconds(m_state.global.size()) : 0.0;
+    record.evaluateS = m_clock.EvaluateSeconds(*m_task->model, m_task->data->test.Size());
     const double doneS =
-        std::max(m_host.NowSeconds(), m_foldedUntilS) + record.aggregateS + record.evaluateS;
-    const double ticks = std::round((doneS - m_host.NowSeconds()) * m_config.ticksPerSecond);
-    if (ticks > 0.0)
+        std::max(m_host.NowSeconds(), m_clock.BusyUntil()) + record.aggregateS + record.evaluateS;
+    const int64_t ticks = m_clock.TicksUntil(doneS, m_host.NowSeconds());
+    if (ticks > 0)
     {
         m_stepping = true;
-        m_host.ArmTimer(CoordinatorTimer::RoundClose, static_cast<int64_t>(ticks));
+        m_host.ArmTimer(CoordinatorTimer::RoundClose, ticks);
         return;
     }
     ReportStep();

@@ -49,7 +49,7 @@ class AsyncCoordinator : public ServerCoordinator
 
     const std::vector<float>& GlobalParams() const override
     {
-        return m_global;
+        return m_state.global;
     }
 
     /// Server steps taken so far.
@@ -80,36 +80,28 @@ class AsyncCoordinator : public ServerCoordinator
     std::shared_ptr<const FederatedTask> m_task;
     CoordinatorHost& m_host;
 
-    std::unique_ptr<Codec> m_modelEncoder;
+    ServerState m_state;
+    ServerClock m_clock; ///< the server's decoding, folding, applying and evaluating
     std::vector<uint8_t> m_modelPayload; ///< the current version, encoded once
     bool m_modelEncoded = false;
     std::map<uint32_t, std::unique_ptr<Codec>> m_decoders;
-    Rng m_codecRng;
 
     std::set<uint32_t> m_joined;
     std::map<uint32_t, uint32_t> m_training; ///< client -> version it trains from
     std::vector<uint32_t> m_idle;            ///< joined, not training; O(1) draw and removal
     std::vector<int64_t> m_idleAt;           ///< per client: index in m_idle, or -1
 
-    std::vector<float> m_global;
-    std::vector<float> m_scratch;
-    std::vector<float> m_combined;
-    std::unique_ptr<AggregationRule> m_rule;
-    std::unique_ptr<ServerOptimizer> m_optimizer;
     uint16_t m_uplinkCodecId = 0;
 
-    uint32_t m_version = 0;        ///< server steps taken
-    uint32_t m_buffered = 0;       ///< updates in the buffer (lazy skips count)
-    double m_sumSamples = 0.0;     ///< Σ nₖ over the buffer's updates
-    double m_sumWeighted = 0.0;    ///< Σ nₖ s(τₖ)
+    uint32_t m_version = 0;     ///< server steps taken
+    uint32_t m_buffered = 0;    ///< updates in the buffer (lazy skips count)
+    double m_sumSamples = 0.0;  ///< Σ nₖ over the buffer's updates
+    double m_sumWeighted = 0.0; ///< Σ nₖ s(τₖ)
     std::vector<uint32_t> m_bufferClients;
     double m_bufferFirstS = -1.0;
     double m_stepStartS = 0.0;
     bool m_started = false;
     bool m_finished = false;
-    /// The server's cores (task->serverCompute): when each is free again.
-    std::vector<double> m_coreFreeS;
-    double m_foldedUntilS = 0.0;
     RoundRecord m_stepRecord; ///< the step computed, reported at its RoundClose timer
     bool m_stepping = false;  ///< RoundClose armed
 };

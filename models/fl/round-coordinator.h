@@ -9,11 +9,15 @@
 
 #include "compression/codec.h"
 #include "models/fl/aggregation-rule.h"
+#include "models/fl/bucket-assembler.h"
+#include "models/fl/client-view-encoder.h"
+#include "models/fl/server-clock.h"
+#include "models/fl/server-state.h"
 #include "models/fl/staleness.h"
 #include "models/fl/trace-records.h"
+#include "models/fl/update-frame.h"
 #include "models/learning/federated-task.h"
 #include "models/learning/server-optimizer.h"
-#include "models/fl/update-frame.h"
 
 #include <cstdint>
 #include <map>
@@ -200,7 +204,7 @@ class RoundCoordinator : public ServerCoordinator
 
     const std::vector<float>& GlobalParams() const override
     {
-        return m_global;
+        return m_state.global;
     }
 
     size_t JoinedCount() const
@@ -240,7 +244,9 @@ class RoundCoordinator : public ServerCoordinator
     /// Marks a selected client as answered (or failed) and ends the round when none remain.
     void SettleClient(uint32_t client);
     void RemoveClient(uint32_t client, UpdateFate fate, const std::string& why);
-    void SendToClient(uint32_t client, FrameType type, uint16_t codec,
+    void SendToClient(uint32_t client,
+                      FrameType type,
+                      uint16_t codec,
                       std::span<const uint8_t> payload);
     /// The uplink decoder of `client`, told the current round.
     Codec& DecoderFor(uint32_t client);
@@ -248,17 +254,8 @@ class RoundCoordinator : public ServerCoordinator
     const nlohmann::json& UplinkSpecOf(uint32_t client) const;
     /// The first round starts (or, episodic, the join is only reported).
     void CloseJoin();
-    /// Downlink payload of global − (the client's copy), and the copy moved as the client will.
-    std::vector<uint8_t> EncodeForClientView(uint32_t client);
     void ArmDeadline();
     void CancelDeadline();
-    /// Queues `seconds` of server work arriving now on the earliest free core; returns when
-    /// it is done.
-    double QueueServerWork(double seconds);
-    /// Server seconds of reference-machine work (0 without a profile).
-    double ServerSeconds(double referenceS) const;
-    /// Ticks from now until `atS` (0 if it has passed).
-    int64_t TicksUntil(double atS) const;
     /// Reports the closed round and starts the next (or finishes).
     void ReportRound();
     /// Two-exchange codecs: sends the mid-round message to the contributors.
@@ -267,61 +264,33 @@ class RoundCoordinator : public ServerCoordinator
     CoordinatorConfig m_config;
     std::shared_ptr<const FederatedTask> m_task;
     CoordinatorHost& m_host;
+    ServerState m_state;
+    ServerClock m_clock; ///< the server's decoding, folding, applying and evaluating
 
-    std::unique_ptr<Codec> m_modelEncoder; ///< also decodes, to mirror client views
-    std::unique_ptr<Codec> m_costCodec;    ///< the uplink codec, for its cost model only
-
-    /// With compression.downlink_reference = client_view: what each client holds, and its
-    /// downlink encoder (a codec may keep per-client state, like error feedback's residual).
-    struct ClientView
-    {
-        std::vector<float> model;
-        std::unique_ptr<Codec> encoder;
-    };
-
-    std::map<uint32_t, ClientView> m_views;
+    ClientViewEncoder m_views; ///< compression.downlink_reference client_view
     std::map<uint32_t, std::unique_ptr<Codec>> m_decoders;
-    /// training.pipelining layerwise: a client's buckets so far, and a decoder per bucket.
-    struct PartialUpdate
-    {
-        std::vector<float> values;
-        std::vector<bool> seen;
-        uint64_t frameBytes = 0;
-        double decodeS = 0.0;
-    };
-
-    std::map<uint32_t, PartialUpdate> m_partials;
-    std::map<uint32_t, std::vector<std::unique_ptr<Codec>>> m_partDecoders;
-    Rng m_codecRng;
+    BucketAssembler m_buckets; ///< training.pipelining layerwise: buckets so far
 
     std::set<uint32_t> m_joined;  ///< joined clients, in id order (sampling depends on it)
     std::set<uint32_t> m_busy;    ///< clients whose update for an earlier round is outstanding
     std::set<uint32_t> m_pending; ///< selected this round, not answered yet
     std::vector<uint32_t> m_selected;
 
-    std::vector<float> m_global;
-    std::vector<float> m_scratch;
-    std::unique_ptr<AggregationRule> m_rule; ///< server.robust (task->robust)
     std::vector<uint32_t> m_added; ///< clients whose update went into m_rule, in Add order
     /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).
     std::unique_ptr<RoundExchange> m_exchange;
     uint16_t m_uplinkCodecId = 0;
     std::map<uint32_t, uint16_t> m_aggregatorCodecIds; ///< by child id (aggregatorUplinkCodecs)
-    uint32_t m_episodeEnd = 0; ///< episodic: the episode's last round
-    bool m_firstPhase = false;            ///< two-exchange round waiting for first payloads
-    std::vector<uint32_t> m_contributors; ///< clients whose first payload was combined
+    uint32_t m_episodeEnd = 0;                         ///< episodic: the episode's last round
+    bool m_firstPhase = false;                 ///< two-exchange round waiting for first payloads
+    std::vector<uint32_t> m_contributors;      ///< clients whose first payload was combined
     std::map<uint32_t, double> m_firstDecodeS; ///< their first payloads' decode_s
-    std::vector<float> m_combined;
-    std::unique_ptr<ServerOptimizer> m_optimizer;
-    uint32_t m_round = 0; ///< current round, 1-based; 0 before the first
+    uint32_t m_round = 0;                      ///< current round, 1-based; 0 before the first
     double m_roundStartS = 0.0;
     bool m_started = false;
     bool m_deadlineArmed = false;
-    /// The server's cores: when each is free again (task->serverCompute).
-    std::vector<double> m_coreFreeS;
-    double m_foldedUntilS = 0.0; ///< the last queued server work's end
-    RoundRecord m_closed;        ///< the closed round, reported at its RoundClose timer
-    bool m_closing = false;      ///< RoundClose armed
+    RoundRecord m_closed;                ///< the closed round, reported at its RoundClose timer
+    bool m_closing = false;              ///< RoundClose armed
     std::vector<uint8_t> m_phaseMessage; ///< to send at the PhaseClose timer
     bool m_phaseClosing = false;         ///< PhaseClose armed
 };

@@ -1,0 +1,97 @@
+#include "models/fl/server-clock.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fedran
+{
+
+ServerClock::ServerClock(const DeviceCompute& compute, double ticksPerSecond)
+    : m_compute(compute)
+    , m_ticksPerSecond(ticksPerSecond)
+    , m_coreFreeS(std::max<uint32_t>(1, compute.cores), 0.0)
+{
+}
+
+double
+ServerClock::Seconds(double referenceS) const
+{
+    return m_compute.profile ? referenceS / m_compute.speed : 0.0;
+}
+
+double
+ServerClock::DecodeSeconds(const Codec& codec,
+                           const TensorLayout& layout,
+                           std::span<const uint8_t> payload,
+                           bool fold) const
+{
+    if (!m_compute.profile)
+    {
+        return 0.0;
+    }
+    double referenceS = codec.DecodeSeconds(*m_compute.profile, layout, payload);
+    if (fold)
+    {
+        referenceS += m_compute.profile->foldPerElementS * double(layout.TotalSize());
+    }
+    return Seconds(referenceS);
+}
+
+double
+ServerClock::FoldSeconds(uint64_t elements) const
+{
+    return m_compute.profile ? Seconds(m_compute.profile->foldPerElementS * double(elements)) : 0.0;
+}
+
+double
+ServerClock::ApplySeconds(uint64_t elements) const
+{
+    return m_compute.profile ? Seconds(m_compute.profile->applyPerElementS * double(elements))
+                             : 0.0;
+}
+
+double
+ServerClock::EvaluateSeconds(const Model& model, uint64_t examples) const
+{
+    if (!m_compute.profile)
+    {
+        return 0.0;
+    }
+    return Seconds(m_compute.profile->flopS * model.ForwardFlops() * double(examples)) /
+           double(m_coreFreeS.size());
+}
+
+double
+ServerClock::CloseSeconds(const Codec& codec, const TensorLayout& layout) const
+{
+    return m_compute.profile ? Seconds(codec.CloseSeconds(*m_compute.profile, layout)) : 0.0;
+}
+
+double
+ServerClock::Queue(double seconds, double nowS)
+{
+    auto core = std::min_element(m_coreFreeS.begin(), m_coreFreeS.end());
+    *core = std::max(*core, nowS) + seconds;
+    m_busyUntilS = std::max(m_busyUntilS, *core);
+    return *core;
+}
+
+double
+ServerClock::QueueBarrier(double seconds, double nowS)
+{
+    m_busyUntilS = std::max(m_busyUntilS, nowS) + seconds;
+    for (double& core : m_coreFreeS)
+    {
+        core = std::max(core, m_busyUntilS);
+    }
+    return m_busyUntilS;
+}
+
+int64_t
+ServerClock::TicksUntil(double atS, double nowS) const
+{
+    const double ticks = std::round((atS - nowS) * m_ticksPerSecond);
+    return ticks > 0.0 ? static_cast<int64_t>(ticks) : 0;
+}
+
+} // namespace fedran

@@ -1,0 +1,44 @@
+#ifndef FEDRAN_MODELS_FL_SERVER_STATE_H
+#define FEDRAN_MODELS_FL_SERVER_STATE_H
+
+// What the server keeps of the model in either mode (RoundCoordinator, AsyncCoordinator):
+// the global model, the rule that combines updates, the optimiser that applies the result and
+// the codecs it encodes the model and prices the updates with.
+
+#include "compression/codec.h"
+#include "models/fl/aggregation-rule.h"
+#include "models/learning/federated-task.h"
+#include "models/learning/server-optimizer.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace fedran
+{
+
+struct ServerState
+{
+    /// The global model, initialised from the task's seed (kModelInitStream).
+    std::vector<float> global;
+    std::vector<float> scratch;                 ///< a decoded update (model-sized)
+    std::vector<float> combined;                ///< the rule's result (model-sized)
+    std::unique_ptr<ServerOptimizer> optimizer; ///< task.serverOptimizer
+    std::unique_ptr<AggregationRule> rule;      ///< task.robust, reset for the model's size
+    /// The uplink codec: its id checks frames, its cost model prices decoding; a two-exchange
+    /// codec makes the round's exchange from it.
+    std::unique_ptr<Codec> uplink;
+    std::unique_ptr<Codec> modelEncoder; ///< the downlink codec (also decodes, for mirrors)
+    Rng codecRng;                        ///< the downlink codec's draws
+};
+
+/// The state for `task`: a rule for up to `ruleCapacity` updates at a time, model frames
+/// encoded with `downlinkSpec` (null: the task's downlink codec) drawing from `codecStream`.
+ServerState MakeServerState(const FederatedTask& task,
+                            uint32_t ruleCapacity,
+                            const nlohmann::json& downlinkSpec,
+                            uint64_t codecStream);
+
+} // namespace fedran
+
+#endif
