@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -87,29 +89,55 @@ class Fp16Codec : public RegisteredCodec
     }
 
   private:
+    /// Converts values[begin, end) into halves at dst, 2 bytes each, little-endian. The
+    /// conversion goes through the same stack buffer as the one-thread path so that it
+    /// vectorises; converting straight into bytes keeps it scalar and three times slower.
+    static void ConvertSlice(const float* values, size_t count, uint8_t* dst)
+    {
+        std::array<uint16_t, kChunk> halves;
+        for (size_t begin = 0; begin < count; begin += kChunk)
+        {
+            const size_t n = std::min(kChunk, count - begin);
+            for (size_t i = 0; i < n; ++i)
+            {
+                halves[i] = FloatToHalf(values[begin + i]);
+            }
+            uint8_t* out = dst + 2 * begin;
+            if constexpr (std::endian::native == std::endian::little)
+            {
+                std::memcpy(out, halves.data(), 2 * n);
+            }
+            else
+            {
+                for (size_t i = 0; i < n; ++i)
+                {
+                    out[2 * i] = static_cast<uint8_t>(halves[i]);
+                    out[2 * i + 1] = static_cast<uint8_t>(halves[i] >> 8);
+                }
+            }
+        }
+    }
+
     /// The body (2 bytes per value, in order) of a large update: each value's bytes have a
     /// fixed place, so slices convert side by side into the same bytes as one thread's.
     void EncodePartitioned(std::span<const float> update, std::vector<uint8_t>& out) const
     {
         const size_t base = out.size();
+        // The one serial pass left: resize() zero-fills the body before the slices overwrite
+        // it (about a fifth of the one-thread encoding time; bench/partition-bench).
         out.resize(base + 2 * update.size());
         uint8_t* body = out.data() + base;
         const size_t slices = std::min<size_t>(m_threads, update.size() / (kPartitionMin / 2));
-        const size_t per = (update.size() + slices - 1) / slices;
-        auto convert = [&](size_t begin, size_t end) {
-            for (size_t i = begin; i < end; ++i)
-            {
-                const uint16_t h = FloatToHalf(update[i]);
-                body[2 * i] = static_cast<uint8_t>(h);
-                body[2 * i + 1] = static_cast<uint8_t>(h >> 8);
-            }
-        };
+        // Slice boundaries on whole chunks, so each slice's buffer runs full.
+        const size_t per = (update.size() / slices + kChunk - 1) / kChunk * kChunk;
         std::vector<std::thread> workers;
-        for (size_t t = 1; t < slices; ++t)
+        for (size_t t = 1; t < slices && t * per < update.size(); ++t)
         {
-            workers.emplace_back(convert, t * per, std::min(update.size(), (t + 1) * per));
+            const size_t begin = t * per;
+            const size_t count = std::min(update.size(), begin + per) - begin;
+            workers.emplace_back(ConvertSlice, update.data() + begin, count, body + 2 * begin);
         }
-        convert(0, std::min(update.size(), per));
+        ConvertSlice(update.data(), std::min(update.size(), per), body);
         for (std::thread& worker : workers)
         {
             worker.join();
