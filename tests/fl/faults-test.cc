@@ -41,6 +41,30 @@ Receive(const std::vector<uint8_t>& bytes)
     return frame.value_or(Frame{});
 }
 
+/// `n` clients that damage each update with probability `corruptUplink`, started and joined.
+std::vector<std::unique_ptr<ClientSession>>
+JoinCorruptingClients(ServerCoordinator& server,
+                      std::shared_ptr<const FederatedTask> task,
+                      uint32_t n,
+                      double corruptUplink)
+{
+    std::vector<std::unique_ptr<ClientSession>> clients;
+    for (uint32_t c = 0; c < n; ++c)
+    {
+        ClientSessionConfig config;
+        config.clientId = c;
+        config.corruptUplink = corruptUplink;
+        clients.push_back(std::make_unique<ClientSession>(config, task));
+    }
+    server.Start();
+    for (uint32_t c = 0; c < n; ++c)
+    {
+        clients[c]->BeginConnection();
+        server.OnJoin(c);
+    }
+    return clients;
+}
+
 TEST(Faults, CorruptUplinkOfPointTwoOverTwoHundredUpdatesIsCaughtDroppedAndForgiven)
 {
     // 10 clients, all selected in each of 20 rounds: 200 updates, each damaged with
@@ -50,20 +74,7 @@ TEST(Faults, CorruptUplinkOfPointTwoOverTwoHundredUpdatesIsCaughtDroppedAndForgi
     auto task = MakeTinyTask(n);
     FakeHost host;
     RoundCoordinator server(EveryoneEveryRound(n, rounds), task, host);
-    std::vector<std::unique_ptr<ClientSession>> clients;
-    for (uint32_t c = 0; c < n; ++c)
-    {
-        ClientSessionConfig config;
-        config.clientId = c;
-        config.corruptUplink = 0.2;
-        clients.push_back(std::make_unique<ClientSession>(config, task));
-    }
-    server.Start();
-    for (uint32_t c = 0; c < n; ++c)
-    {
-        clients[c]->BeginConnection();
-        server.OnJoin(c);
-    }
+    auto clients = JoinCorruptingClients(server, task, n, 0.2);
     uint32_t damaged = 0;
     std::vector<std::vector<uint32_t>> corruptIn(rounds + 1);
     for (uint32_t round = 1; round <= rounds; ++round)
@@ -150,20 +161,7 @@ TEST(Faults, AsyncServerDropsCorruptUpdatesAndGivesTheClientTheNextModel)
     config.asyncConfig.buffer = 1;
     config.asyncConfig.concurrency = n;
     AsyncCoordinator server(config, task, host);
-    std::vector<std::unique_ptr<ClientSession>> clients;
-    for (uint32_t c = 0; c < n; ++c)
-    {
-        ClientSessionConfig cc;
-        cc.clientId = c;
-        cc.corruptUplink = 0.2;
-        clients.push_back(std::make_unique<ClientSession>(cc, task));
-    }
-    server.Start();
-    for (uint32_t c = 0; c < n; ++c)
-    {
-        clients[c]->BeginConnection();
-        server.OnJoin(c);
-    }
+    auto clients = JoinCorruptingClients(server, task, n, 0.2);
     uint32_t damaged = 0;
     for (uint32_t k = 0; k < 120; ++k)
     {
