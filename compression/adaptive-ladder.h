@@ -14,26 +14,39 @@
 // server's per-client decoder: state a codec carries between rounds (an error-feedback
 // residual, DGC's momentum) belongs to its rung and stays frozen while other rungs are used.
 // It resumes, with whatever it held, the next time its rung is chosen.
+//
+// Choosing a rung: the client encodes its actual update with each candidate rung on a copy of
+// that rung's codec (Trial), so the controller compares the exact payload sizes (and errors)
+// it would send, not those of a stand-in vector; it then sends the chosen trial (Commit),
+// whose copy carries the rung's state on; the other trials are dropped, their rungs unchanged.
+// Every rung must be copyable (Codec::Clone), or the ladder is a config error.
 
 #include "compression/codec.h"
+#include "compression/rng.h"
 
 #include <array>
+#include <span>
 #include <string_view>
+#include <vector>
 
 namespace fedran
 {
 
-/// What a controller needs to know about a rung before the update is encoded.
+/// What a controller learns of a rung from its trial encoding of this round's update.
 struct RungProfile
 {
-    /// Payload bytes (rung byte included) of the rung's encoding of a probe update: a fixed
-    /// Gaussian vector of the layout's size. Exact for codecs whose size depends only on the
-    /// layout (none, fp16, quantization, sign, top_k, random_k, dense qsgd); an estimate for
-    /// the data-dependent ones (threshold, DGC's sampled threshold).
+    /// Payload bytes (rung byte included) of the rung's encoding of the client's update, with
+    /// the rung's own state (error-feedback residual, DGC momentum and accumulation): exactly
+    /// what the client sends if it chooses the rung.
     uint64_t payloadBytes = 0;
-    /// ||D(C(x)) - x||^2 / ||x||^2 of one encoding of the probe by a fresh instance of the
-    /// rung (so without error-feedback memory): the relative variance the rung adds.
+    /// ||D(C(p)) - p||^2 / ||p||^2 for that encoding, where p is what the rung compresses: the
+    /// update itself, or with error feedback the update plus the carried residual, with DGC
+    /// the accumulated momentum-corrected update (p = decoded + what the rung carries on).
+    /// NaN unless the trial was asked for it (it costs a decode).
     double relativeError = 0.0;
+    /// Reference-machine seconds of the trial (its encode, plus its decode when the error was
+    /// measured): the cost model's, never a measurement. 0 without a profile.
+    double seconds = 0.0;
 };
 
 /// Keys of an "adaptive" spec that belong to the controller (models/fl/), not the codec.
@@ -56,9 +69,28 @@ class AdaptiveLadder
     /// The spec type of a rung, e.g. "error_feedback(top_k)".
     virtual std::string RungName(size_t rung) const = 0;
 
-    /// Size and distortion of `rung` at `round` (cached; recomputed when the round changes a
-    /// codec's schedule, i.e. for DGC during its warm-up).
-    virtual RungProfile Profile(const TensorLayout& layout, size_t rung, uint32_t round) = 0;
+    /**
+     * Encodes `update` with `rung` on a copy of the rung's codec (Codec::Clone) and of `rng`,
+     * leaving the rung's own state and `rng` untouched, and keeps the result for Commit.
+     * Call after the codec's BeginRound for this round, for one update per round (the first
+     * trial of a rung in a round is kept: later calls for it return it). `measureError` adds
+     * a decode for RungProfile::relativeError; `profile` (may be nullptr) prices the work.
+     */
+    virtual RungProfile Trial(const TensorLayout& layout,
+                              size_t rung,
+                              std::span<const float> update,
+                              const Rng& rng,
+                              bool measureError,
+                              const CostProfile* profile) = 0;
+
+    /// Sends `rung`'s trial: appends its payload (and rung byte) to `out`, makes the trial's
+    /// codec copy the rung's state from now on, sets `rng` to the state the trial left it in
+    /// and selects the rung. Discards the other trials. Throws std::logic_error without a trial
+    /// of `rung` since the last BeginRound, Commit or DiscardTrials.
+    virtual void Commit(size_t rung, std::vector<uint8_t>& out, Rng& rng) = 0;
+
+    /// Forgets this round's trials (a skip): no rung's state changes.
+    virtual void DiscardTrials() = 0;
 
     /// What the server does with a skipped round: reuse the last update, or omit the client.
     virtual bool ReusesOnSkip() const = 0;

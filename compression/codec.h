@@ -225,6 +225,16 @@ class Codec
         return Arrival::Update;
     }
 
+    /// A copy of this codec with everything it carries from round to round (an error-feedback
+    /// residual, DGC's momentum and accumulation), so that encoding with the copy leaves this
+    /// one untouched: an adaptive ladder trial-encodes each candidate rung on a copy and keeps
+    /// the chosen copy (adaptive-ladder.h). nullptr: the codec cannot be copied, and so cannot
+    /// be a ladder rung.
+    virtual std::unique_ptr<Codec> Clone() const
+    {
+        return nullptr;
+    }
+
     /// The rungs a rate controller picks from, for an "adaptive" codec; nullptr otherwise.
     virtual AdaptiveLadder* Ladder()
     {

@@ -234,6 +234,7 @@ FlStatsCollector::UpdateSent(const fedran::UpdateSentRecord& record)
     row.gradVariance = record.gradVariance;
     row.rawBytes = record.rawBytes;
     row.payloadBytes += record.frameBytes;
+    row.predictedPayloadBytes = record.predictedPayloadBytes;
     row.rung = record.rung;
     row.skipped = record.skipped;
     row.predictedBps = record.predictedBps;
@@ -360,9 +361,16 @@ FlStatsCollector::WriteClientRow(uint32_t round,
         .AddSignificant(row.updateNorm, 6)
         .AddSignificant(row.gradVariance, 6)
         .Add(row.rawBytes)
-        .Add(row.payloadBytes)
-        .Add(row.downlinkBytes)
-        .Add(m_uplinkCodec);
+        .Add(row.payloadBytes);
+    if (row.predictedPayloadBytes < 0)
+    {
+        m_clients->AddEmpty();
+    }
+    else
+    {
+        m_clients->Add(uint64_t(row.predictedPayloadBytes));
+    }
+    m_clients->Add(row.downlinkBytes).Add(m_uplinkCodec);
     AddAdaptiveColumns(row);
     m_clients->Add(m_clientHubs.at(client));
     if (client < m_attacks.size() && m_attacks[client].Active(round))

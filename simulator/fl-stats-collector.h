@@ -141,6 +141,7 @@ class FlStatsCollector
         double gradVariance = 0.0;
         uint64_t rawBytes = 0;
         uint64_t payloadBytes = 0;
+        int64_t predictedPayloadBytes = -1; ///< adaptive: the chosen rung's trial frame
         uint64_t downlinkBytes = 0;
         fedran::UpdateFate fate = fedran::UpdateFate::Late;
         bool arrived = false;

@@ -4,12 +4,15 @@
 #include "compression/cost-model.h"
 #include "compression/internal/codecs.h"
 #include "compression/internal/dgc-codec.h"
+#include "compression/internal/error-feedback-codec.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
+#include <cmath>
+#include <limits>
 #include <optional>
+#include <stdexcept>
 
 namespace fedran::internal
 {
@@ -45,26 +48,26 @@ SpecUses(const nlohmann::json& spec, std::string_view type)
     return base != spec.end() && SpecUses(*base, type);
 }
 
-/// The last round whose payload size follows the round (a sparsity warm-up: dgc's default
-/// or an explicit warmup_rounds, in the spec or a base it wraps); 0 without a warm-up.
-uint32_t
-WarmupRounds(const nlohmann::json& spec)
+/// What an encoder carries on after its latest Encode besides the payload: error feedback's
+/// residual e' = p - D(C(p)) or DGC's accumulation (zero where sent, p where not), so that
+/// p = decoded + carried. Empty for a codec that carries nothing. A wrapper without state of
+/// its own (clipped) passes the question on to its base.
+std::span<const float>
+Carried(const Codec& codec)
 {
-    if (!spec.is_object())
+    if (const auto* ef = dynamic_cast<const ErrorFeedbackCodec*>(&codec))
     {
-        return 0;
+        return ef->Residual();
     }
-    uint32_t rounds = 0;
-    if (const auto w = spec.find("warmup_rounds"); w != spec.end() && w->is_number_unsigned())
+    if (const auto* dgc = dynamic_cast<const DgcCodec*>(&codec))
     {
-        rounds = w->get<uint32_t>();
+        return dgc->Accumulation();
     }
-    else if (spec.value("type", "") == "dgc")
+    if (const auto* wrapper = dynamic_cast<const WrapperCodec*>(&codec))
     {
-        rounds = internal::kDgcDefaultWarmupRounds;
+        return Carried(wrapper->Base());
     }
-    const auto base = spec.find("base");
-    return base != spec.end() ? std::max(rounds, WarmupRounds(*base)) : rounds;
+    return {};
 }
 
 class AdaptiveCodec : public Codec, public AdaptiveLadder
@@ -96,9 +99,14 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
                 throw CodecConfigError(path + ": a codec whose round takes two exchanges cannot "
                                               "be a ladder rung");
             }
-            m_warmupRounds.push_back(WarmupRounds(spec));
+            if (!m_rungs.back()->Clone())
+            {
+                throw CodecConfigError(path + ": a codec that cannot be copied cannot be a "
+                                              "ladder rung (its trial encodings need a copy)");
+            }
         }
-        m_profiles.resize(m_rungs.size());
+        m_trials.resize(m_rungs.size());
+        m_decoders.resize(m_rungs.size());
         const std::string onSkip = TakeOnSkip(args);
         m_reuseOnSkip = onSkip == "reuse";
         for (std::string_view key : kLadderControllerKeys)
@@ -175,6 +183,8 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
 
     void BeginRound(uint32_t round) override
     {
+        DiscardTrials();
+        m_round = round;
         for (auto& rung : m_rungs)
         {
             rung->BeginRound(round);
@@ -212,47 +222,66 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
         return SpecName(m_specs.at(rung));
     }
 
-    RungProfile Profile(const TensorLayout& layout, size_t rung, uint32_t round) override
+    RungProfile Trial(const TensorLayout& layout,
+                      size_t rung,
+                      std::span<const float> update,
+                      const Rng& rng,
+                      bool measureError,
+                      const CostProfile* profile) override
     {
-        // After the warm-up every round encodes to the same size: one profile serves them all.
-        round = static_cast<uint32_t>(
-            std::min<uint64_t>(round, uint64_t{m_warmupRounds.at(rung)} + 1));
-        std::optional<CachedProfile>& cached = m_profiles.at(rung);
-        if (cached && cached->round == round)
+        std::optional<RungTrial>& trial = m_trials.at(rung);
+        if (trial && (!measureError || !std::isnan(trial->profile.relativeError)))
         {
-            return cached->profile;
+            return trial->profile; // this round's, already made (with its error if asked)
         }
-        // A fresh instance, so the client's own rung state (residuals) is untouched.
-        const uint64_t d = layout.TotalSize();
-        if (m_probe.size() != d)
+        if (!trial)
         {
-            Rng probeRng(0x1add3c, 1);
-            m_probe.resize(d);
-            for (float& x : m_probe)
+            trial.emplace();
+            trial->codec = m_rungs[rung]->Clone();
+            trial->rng = rng;
+            trial->codec->Encode(layout, update, trial->rng, trial->payload);
+            trial->profile.payloadBytes = trial->payload.size() + 1;
+            trial->profile.relativeError = std::numeric_limits<double>::quiet_NaN();
+            if (profile)
             {
-                x = static_cast<float>(probeRng.Normal());
+                trial->profile.seconds =
+                    trial->codec->EncodeSeconds(*profile, layout, trial->payload);
             }
         }
-        std::unique_ptr<Codec> codec = MakeCodec(m_specs[rung], m_paths[rung]);
-        codec->BeginRound(round);
-        Rng rng(0x1add3c, 2);
-        std::vector<uint8_t> payload;
-        codec->Encode(layout, m_probe, rng, payload);
-        std::vector<float> decoded(d);
-        codec->Decode(layout, payload, decoded);
-        double err = 0.0;
-        double norm = 0.0;
-        for (uint64_t i = 0; i < d; ++i)
+        if (measureError)
         {
-            const double diff = double(decoded[i]) - double(m_probe[i]);
-            err += diff * diff;
-            norm += double(m_probe[i]) * double(m_probe[i]);
+            trial->profile.relativeError = RelativeError(layout, rung, update, *trial);
+            if (profile)
+            {
+                trial->profile.seconds +=
+                    trial->codec->DecodeSeconds(*profile, layout, trial->payload);
+            }
         }
-        RungProfile profile;
-        profile.payloadBytes = payload.size() + 1;
-        profile.relativeError = norm > 0.0 ? err / norm : 0.0;
-        cached = CachedProfile{round, profile};
-        return profile;
+        return trial->profile;
+    }
+
+    void Commit(size_t rung, std::vector<uint8_t>& out, Rng& rng) override
+    {
+        std::optional<RungTrial>& trial = m_trials.at(rung);
+        if (!trial)
+        {
+            throw std::logic_error("adaptive: no trial of rung " + std::to_string(rung) +
+                                   " to commit");
+        }
+        out.insert(out.end(), trial->payload.begin(), trial->payload.end());
+        out.push_back(static_cast<uint8_t>(rung));
+        m_rungs[rung] = std::move(trial->codec);
+        rng = trial->rng;
+        m_selected = rung;
+        DiscardTrials();
+    }
+
+    void DiscardTrials() override
+    {
+        for (auto& trial : m_trials)
+        {
+            trial.reset();
+        }
     }
 
     bool ReusesOnSkip() const override
@@ -283,11 +312,43 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
     }
 
   private:
-    struct CachedProfile
+    /// One rung's trial encoding of this round's update.
+    struct RungTrial
     {
-        uint32_t round;
+        std::unique_ptr<Codec> codec; ///< the rung's copy, after encoding
+        Rng rng;                      ///< the client's codec stream after the encoding
+        std::vector<uint8_t> payload; ///< without the rung byte
         RungProfile profile;
     };
+
+    /// ||D(C(p)) - p||^2 / ||p||^2 of a trial, p = decoded + Carried(codec copy) for a rung
+    /// with state, else the update.
+    double RelativeError(const TensorLayout& layout,
+                         size_t rung,
+                         std::span<const float> update,
+                         const RungTrial& trial)
+    {
+        if (!m_decoders[rung])
+        {
+            m_decoders[rung] = MakeCodec(m_specs[rung], m_paths[rung]);
+        }
+        const uint64_t d = layout.TotalSize();
+        std::vector<float> decoded(d);
+        m_decoders[rung]->BeginRound(m_round);
+        m_decoders[rung]->Decode(layout, trial.payload, decoded);
+        const std::span<const float> carried = Carried(*trial.codec);
+        const bool withState = carried.size() == d;
+        double err = 0.0;
+        double norm = 0.0;
+        for (uint64_t i = 0; i < d; ++i)
+        {
+            const double p = withState ? double(decoded[i]) + double(carried[i]) : update[i];
+            const double diff = double(decoded[i]) - p;
+            err += diff * diff;
+            norm += p * p;
+        }
+        return norm > 0.0 ? err / norm : 0.0;
+    }
 
     static void CheckRungSpec(const nlohmann::json& spec, const std::string& path)
     {
@@ -328,9 +389,9 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
     std::vector<nlohmann::json> m_specs;
     std::vector<std::string> m_paths;
     std::vector<std::unique_ptr<Codec>> m_rungs;
-    std::vector<uint32_t> m_warmupRounds; ///< per rung: see WarmupRounds
-    std::vector<std::optional<CachedProfile>> m_profiles;
-    std::vector<float> m_probe;
+    std::vector<std::optional<RungTrial>> m_trials; ///< this round's, per rung
+    std::vector<std::unique_ptr<Codec>> m_decoders; ///< per rung, made at its first error
+    uint32_t m_round = 0;                           ///< of the latest BeginRound
     std::vector<float> m_last; ///< server side, "reuse": the last decoded update
     size_t m_selected = 0;
     bool m_reuseOnSkip = false;

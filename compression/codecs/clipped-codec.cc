@@ -36,6 +36,11 @@ enum class ClipMode
 class ClippedCodec final : public WrapperCodec
 {
   public:
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<ClippedCodec>(*this);
+    }
+
     ClippedCodec(CodecArgs& args, float clip, ClipMode mode)
         : WrapperCodec(args)
         , m_clip(clip)

@@ -30,6 +30,11 @@ constexpr size_t kPartitionMin = 1 << 16;
 class Fp16Codec : public RegisteredCodec
 {
   public:
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<Fp16Codec>(*this);
+    }
+
     using RegisteredCodec::RegisteredCodec;
 
     void SetEncodeThreads(unsigned threads) override

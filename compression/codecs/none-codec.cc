@@ -14,6 +14,11 @@ namespace
 class NoneCodec : public RegisteredCodec
 {
   public:
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<NoneCodec>(*this);
+    }
+
     using RegisteredCodec::RegisteredCodec;
 
     void Encode(const TensorLayout& layout,

@@ -81,6 +81,11 @@ FractionBits(uint32_t levels)
 class QsgdCodec : public RegisteredCodec
 {
   public:
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<QsgdCodec>(*this);
+    }
+
     QsgdCodec(const CodecArgs& args, uint32_t levels, uint32_t bucket)
         : RegisteredCodec(args)
         , m_levels(levels)

@@ -57,6 +57,11 @@ constexpr size_t kCodecHeaderSize = 5;
 class QuantizationCodec : public RegisteredCodec
 {
   public:
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<QuantizationCodec>(*this);
+    }
+
     QuantizationCodec(const CodecArgs& args, unsigned bits, bool stochastic, uint32_t bucket)
         : RegisteredCodec(args)
         , m_bits(bits)

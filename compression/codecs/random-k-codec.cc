@@ -85,6 +85,11 @@ WriteChunk(float* dst, const float* chunk, size_t n, bool stream)
 class RandomKCodec : public RegisteredCodec
 {
   public:
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<RandomKCodec>(*this);
+    }
+
     RandomKCodec(const CodecArgs& args, KeepCount keep, bool scale)
         : RegisteredCodec(args)
         , m_keep(keep)

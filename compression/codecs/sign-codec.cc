@@ -208,6 +208,11 @@ ExpandSigns(const uint8_t* bits, size_t n, float scale, float* out, bool stream)
 class SignCodec : public RegisteredCodec
 {
   public:
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<SignCodec>(*this);
+    }
+
     SignCodec(const CodecArgs& args, bool majorityVote)
         : RegisteredCodec(args)
         , m_majorityVote(majorityVote)

@@ -24,6 +24,11 @@ namespace
 class ThresholdCodec : public RegisteredCodec
 {
   public:
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<ThresholdCodec>(*this);
+    }
+
     ThresholdCodec(const CodecArgs& args, float threshold)
         : RegisteredCodec(args)
         , m_minKey(MagnitudeKey(threshold) + 1) // |x| > t  <=>  key(x) >= key(t) + 1

@@ -29,6 +29,11 @@ namespace
 class TopKCodec : public RegisteredCodec
 {
   public:
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<TopKCodec>(*this);
+    }
+
     TopKCodec(const CodecArgs& args, KeepCount keep, SparsityWarmup warmup)
         : RegisteredCodec(args)
         , m_keep(keep)

@@ -2,6 +2,9 @@
 
 #include "compression/cost-model.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace fedran::internal
 {
 
@@ -25,6 +28,16 @@ WrapperCodec::WrapperCodec(CodecArgs& args)
     : RegisteredCodec(args)
     , m_base(MakeBase(args))
 {
+}
+
+WrapperCodec::WrapperCodec(const WrapperCodec& other)
+    : RegisteredCodec(other)
+    , m_base(other.m_base->Clone())
+{
+    if (!m_base)
+    {
+        throw std::logic_error(std::string(Name()) + ": its base codec cannot be copied");
+    }
 }
 
 void

@@ -84,6 +84,11 @@ class DgcCodec final : public RegisteredCodec
         m_round = round;
     }
 
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<DgcCodec>(*this);
+    }
+
     /// Elements sent from a tensor of `size` at `density`.
     static uint64_t SentCount(double density, uint64_t size);
 

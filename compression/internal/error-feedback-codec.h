@@ -34,6 +34,11 @@ class ErrorFeedbackCodec final : public WrapperCodec
                 Rng& rng,
                 std::vector<uint8_t>& out) override;
 
+    std::unique_ptr<Codec> Clone() const override
+    {
+        return std::make_unique<ErrorFeedbackCodec>(*this);
+    }
+
     /// e after the latest Encode (empty before the first).
     std::span<const float> Residual() const
     {

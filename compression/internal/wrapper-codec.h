@@ -53,7 +53,18 @@ class WrapperCodec : public RegisteredCodec
                         std::span<const uint8_t> reply) const final;
     double CloseSeconds(const CostProfile& profile, const TensorLayout& layout) const final;
 
+    /// The codec it hands the transformed update to.
+    const Codec& Base() const
+    {
+        return *m_base;
+    }
+
   protected:
+    /// A copy with a copy of the base (Codec::Clone); throws std::logic_error if the base
+    /// cannot be copied.
+    WrapperCodec(const WrapperCodec& other);
+    WrapperCodec& operator=(const WrapperCodec&) = delete;
+
     Codec& Base()
     {
         return *m_base;

@@ -1,8 +1,8 @@
 #include "models/fl/client-session.h"
 
-#include "models/fl/pipeline-plan.h"
-
 #include "models/fl/byzantine-attack.h"
+#include "models/fl/pipeline-plan.h"
+#include "models/learning/gradient-spread.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,6 +46,7 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     // faults draw exactly what they drew before faults existed.
     m_corruptRng = Rng(m_task->seed, kClientCorruptStreamBase + m_config.clientId);
     m_crashRng = Rng(m_task->seed, kClientCrashStreamBase + m_config.clientId);
+    m_spreadRng = Rng(m_task->seed, kClientSpreadStreamBase + m_config.clientId);
     // No model copy yet: a site holds one only while it trains (or, with downlink_reference
     // client_view, from its connection on, since the server's frames are relative to it).
 }
@@ -175,7 +176,14 @@ double
 ClientSession::ComputeSeconds() const
 {
     const size_t examples = m_task->partition[m_config.clientId].size();
-    return double(LocalExamples(m_task->training, examples)) / m_config.samplesPerSecond;
+    uint64_t work = LocalExamples(m_task->training, examples);
+    if (m_controller && m_controller->NeedsError())
+    {
+        // The variance rule's gradients at the round's start model, at training's speed.
+        work +=
+            GradientSpreadExamples(m_task->training.batchSize, kGradientSpreadBatches, examples);
+    }
+    return double(work) / m_config.samplesPerSecond;
 }
 
 void
@@ -209,6 +217,18 @@ EncodedUpdate
 ClientSession::TrainAndEncode(uint32_t round)
 {
     const std::vector<uint32_t>& rows = m_task->partition[m_config.clientId];
+    if (m_controller && m_controller->NeedsError())
+    {
+        // Before training moves the parameters: the spread of a few minibatch gradients at
+        // the start model, without the trajectory's drift (gradient-spread.h).
+        m_inputs.gradVariance = GradientSpread(*m_task->model,
+                                               m_model,
+                                               m_task->data->train,
+                                               rows,
+                                               m_task->training.batchSize,
+                                               kGradientSpreadBatches,
+                                               m_spreadRng);
+    }
     TrainingResult result = Train(round);
     if (m_attack.Active(round) && m_attack.type != "label_flip")
     {
@@ -238,6 +258,14 @@ ClientSession::TrainAndEncode(uint32_t round)
     else
     {
         m_updateEncoder->Encode(m_task->model->Layout(), result.update, m_codecRng, payload);
+        if (m_device.profile)
+        {
+            // Tensor partitioning spreads the encoding over the client's cores.
+            encoded.record.encodeS = m_updateEncoder->EncodeSeconds(*m_device.profile,
+                                                                    m_task->model->Layout(),
+                                                                    payload) /
+                                     m_device.speed / double(m_device.cores);
+        }
     }
     FrameHeader header;
     header.type = FrameType::ClientUpdate;
@@ -250,14 +278,6 @@ ClientSession::TrainAndEncode(uint32_t round)
     {
         encoded.frame = EncodeFrame(header, payload);
         encoded.record.frameBytes = encoded.frame.size();
-        if (m_device.profile)
-        {
-            // Tensor partitioning spreads the encoding over the client's cores.
-            encoded.record.encodeS = m_updateEncoder->EncodeSeconds(*m_device.profile,
-                                                                    m_task->model->Layout(),
-                                                                    payload) /
-                                     m_device.speed / double(m_device.cores);
-        }
     }
     if (!m_task->downlinkClientView)
     {
@@ -269,7 +289,9 @@ ClientSession::TrainAndEncode(uint32_t round)
     encoded.record.rawBytes = result.update.size() * sizeof(float);
     encoded.record.trainLoss = result.meanLoss;
     encoded.record.updateNorm = result.updateNorm;
-    encoded.record.gradVariance = result.gradVariance;
+    // The variance rule's own input where it has one (the start model's spread).
+    encoded.record.gradVariance =
+        m_controller && m_controller->NeedsError() ? m_inputs.gradVariance : result.gradVariance;
     encoded.record.codec = std::string(m_updateEncoder->Name());
     // Layerwise: the last bucket, the frame that completes the update.
     encoded.record.corrupted =
@@ -404,25 +426,43 @@ ClientSession::EncodeAdaptive(uint32_t round,
     const TensorLayout& layout = m_task->model->Layout();
     control::RoundInputs in = m_inputs;
     in.updateNorm = result.updateNorm;
-    in.gradVariance = result.gradVariance;
-    in.steps = result.steps;
-    std::vector<RungProfile> profiles(m_ladder->RungCount());
-    for (size_t r = 0; r < profiles.size(); ++r)
+    if (!m_controller->NeedsError())
     {
-        profiles[r] = m_ladder->Profile(layout, r, round);
+        in.gradVariance = result.gradVariance;
     }
-    const control::Decision decision = m_controller->Decide(in, profiles);
+    in.steps = result.steps;
+    // Each rung the policy compares is encoded for real, on a copy of its state, once.
+    const bool needError = m_controller->NeedsError();
+    const CostProfile* profile = m_device.profile.get();
+    std::vector<std::optional<RungProfile>> measured(m_ladder->RungCount());
+    double trialSeconds = 0.0;
+    auto measure = [&](size_t r) {
+        if (!measured[r])
+        {
+            measured[r] = m_ladder->Trial(layout, r, result.update, m_codecRng, needError, profile);
+            trialSeconds += measured[r]->seconds;
+        }
+        return *measured[r];
+    };
+    const control::Decision decision = m_controller->Decide(in, measured.size(), measure);
     record.skipped = decision.skip;
     record.predictedBps = decision.predictedBps.value_or(-1.0);
     record.timeBudgetS = decision.timeBudgetS.value_or(-1.0);
     record.measuredBps = m_inputsMeasuredBps;
     if (decision.skip)
     {
+        m_ladder->DiscardTrials();
         return; // the empty payload says so
     }
     record.rung = static_cast<int>(decision.rung);
-    m_ladder->SelectRung(decision.rung);
-    m_updateEncoder->Encode(layout, result.update, m_codecRng, payload);
+    // fixed compares nothing: its one encoding is the chosen rung's trial.
+    record.predictedPayloadBytes = int64_t(kFrameHeaderSize + measure(decision.rung).payloadBytes);
+    m_ladder->Commit(decision.rung, payload, m_codecRng);
+    if (m_device.profile)
+    {
+        // Every trial is work done before the upload: the chosen one is the encoding itself.
+        record.encodeS = trialSeconds / m_device.speed / double(m_device.cores);
+    }
 }
 
 void

@@ -178,6 +178,7 @@ class ClientSession
     std::shared_ptr<const CollusionRound> m_collusion;
     Rng m_corruptRng; ///< faults.corrupt_uplink draws
     Rng m_crashRng;   ///< faults.crashes draws
+    Rng m_spreadRng;  ///< an adaptive variance rule's minibatches (GradientSpread)
     /// This client's copy of the global model: empty unless it is training (with
     /// downlink_reference client_view, kept from the connection on as the frames' reference).
     std::vector<float> m_model;

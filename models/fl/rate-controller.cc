@@ -44,13 +44,13 @@ RateController::Allowed(uint32_t round, size_t rungs) const
 size_t
 RateController::FitRung(double bps,
                         double budgetS,
-                        std::span<const RungProfile> rungs,
+                        const RungMeasure& measure,
                         std::pair<size_t, size_t> allowed) const
 {
     const double capacityBits = bps * std::max(budgetS, 0.0) * m_config.safety;
     for (size_t r = allowed.first; r <= allowed.second; ++r)
     {
-        if (8.0 * double(rungs[r].payloadBytes) <= capacityBits)
+        if (8.0 * double(measure(r).payloadBytes) <= capacityBits)
         {
             return r;
         }
@@ -61,7 +61,7 @@ RateController::FitRung(double bps,
 
 size_t
 RateController::VarianceRung(double noiseRatio,
-                             std::span<const RungProfile> rungs,
+                             const RungMeasure& measure,
                              std::pair<size_t, size_t> allowed) const
 {
     // The coarsest rung whose own error stays within kappa x the noise the update already
@@ -69,7 +69,7 @@ RateController::VarianceRung(double noiseRatio,
     size_t chosen = allowed.first;
     for (size_t r = allowed.first; r <= allowed.second; ++r)
     {
-        if (rungs[r].relativeError <= m_config.varianceKappa * noiseRatio)
+        if (measure(r).relativeError <= m_config.varianceKappa * noiseRatio)
         {
             chosen = r;
         }
@@ -100,8 +100,14 @@ RateController::ShouldSkip(double updateNorm)
 Decision
 RateController::Decide(const RoundInputs& in, std::span<const RungProfile> rungs)
 {
+    return Decide(in, rungs.size(), [rungs](size_t r) { return rungs[r]; });
+}
+
+Decision
+RateController::Decide(const RoundInputs& in, size_t rungCount, const RungMeasure& measure)
+{
     Decision decision;
-    const auto allowed = Allowed(in.round, rungs.size());
+    const auto allowed = Allowed(in.round, rungCount);
     if (ShouldSkip(in.updateNorm))
     {
         decision.skip = true;
@@ -123,7 +129,7 @@ RateController::Decide(const RoundInputs& in, std::span<const RungProfile> rungs
         {
             decision.noiseRatio = in.learningRate * in.learningRate * double(in.steps) *
                                   in.gradVariance / (in.updateNorm * in.updateNorm);
-            varianceRung = VarianceRung(*decision.noiseRatio, rungs, allowed);
+            varianceRung = VarianceRung(*decision.noiseRatio, measure, allowed);
         }
         if (policy == Policy::Variance)
         {
@@ -147,7 +153,7 @@ RateController::Decide(const RoundInputs& in, std::span<const RungProfile> rungs
     size_t bandwidthRung;
     if (decision.predictedBps)
     {
-        bandwidthRung = FitRung(*decision.predictedBps, *decision.timeBudgetS, rungs, allowed);
+        bandwidthRung = FitRung(*decision.predictedBps, *decision.timeBudgetS, measure, allowed);
     }
     else
     {

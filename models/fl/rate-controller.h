@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -118,9 +119,23 @@ class RateController
     /// Records one of the client's own finished uploads.
     void AddTransfer(const TransferSample& sample);
 
-    /// Chooses this round's rung (or a skip). `rungs` has one profile per ladder rung.
-    /// Touches only the lazy-update state, never the bandwidth estimator.
+    /// Measures a rung of this round's update (RungProfile): the client's trial encoding.
+    using RungMeasure = std::function<RungProfile(size_t rung)>;
+
+    /// Chooses this round's rung (or a skip) among `rungCount`, measuring only the rungs the
+    /// policy compares: none for a skip or `fixed`; `throughput` and `deadline` from the most
+    /// faithful allowed rung down to the first that fits; `variance` and `hybrid` every
+    /// allowed rung. Touches only the lazy-update state, never the bandwidth estimator.
+    Decision Decide(const RoundInputs& in, size_t rungCount, const RungMeasure& measure);
+
+    /// The same with every rung's profile given.
     Decision Decide(const RoundInputs& in, std::span<const RungProfile> rungs);
+
+    /// Whether the policy reads RungProfile::relativeError (and RoundInputs::gradVariance).
+    bool NeedsError() const
+    {
+        return m_config.policy == Policy::Variance || m_config.policy == Policy::Hybrid;
+    }
 
     std::optional<double> PredictBps() const
     {
@@ -138,10 +153,10 @@ class RateController
     /// Most faithful allowed rung whose payload fits `bps x budget x safety`.
     size_t FitRung(double bps,
                    double budgetS,
-                   std::span<const RungProfile> rungs,
+                   const RungMeasure& measure,
                    std::pair<size_t, size_t> allowed) const;
     size_t VarianceRung(double noiseRatio,
-                        std::span<const RungProfile> rungs,
+                        const RungMeasure& measure,
                         std::pair<size_t, size_t> allowed) const;
     /// The lazy-update rule; also records the norm.
     bool ShouldSkip(double updateNorm);

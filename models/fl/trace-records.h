@@ -36,6 +36,10 @@ struct UpdateSentRecord
     bool skipped = false;      ///< lazy update: an empty frame instead of the update
     double predictedBps = -1;  ///< the bandwidth prediction used (< 0: none)
     double timeBudgetS = -1;   ///< the upload time budget used (< 0: none)
+    /// Frame bytes (header + payload) of the chosen rung's trial encoding, the size the
+    /// controller judged it by (< 0: no rung sent). The trial is what is sent, so it equals
+    /// frameBytes.
+    int64_t predictedPayloadBytes = -1;
     /// The client's newest own measurement when it chose: bytes / (hand-off -> acknowledged)
     /// of its latest acknowledged update (< 0: none yet).
     double measuredBps = -1;

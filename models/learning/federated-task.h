@@ -33,6 +33,7 @@ enum RngStream : uint64_t
     kClientCorruptStreamBase = 6ull << 32, ///< + client id: faults.corrupt_uplink
     kClientCrashStreamBase = 7ull << 32,   ///< + client id: faults.crashes
     kEdgeCodecStreamBase = 8ull << 32,     ///< + 2 x hub index (+ 1 for its uplink codec)
+    kClientSpreadStreamBase = 9ull << 32,  ///< + client id: GradientSpread's minibatches
 };
 
 /**

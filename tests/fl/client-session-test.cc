@@ -3,7 +3,11 @@
 
 #include "fl-test-util.h"
 
+#include "models/learning/gradient-spread.h"
+
 #include <gtest/gtest.h>
+
+#include <set>
 
 namespace fedran::test
 {
@@ -185,6 +189,95 @@ TEST(ClientSession, AdaptiveUplinkRecordsItsDecision)
     const Frame frame = DecodeFrame(update.frame);
     EXPECT_EQ(frame.payload.back(), 1u); // the rung index trails the rung's payload
     EXPECT_FALSE(Session(MakeTinyTask(1), 0).IsAdaptive());
+}
+
+TEST(ClientSession, AdaptiveRungsAreJudgedOnTheRealUpdateAndSendExactlyThat)
+{
+    // Ten rounds of real training per data-dependent rung (sizes follow the update; dgc and
+    // error feedback carry state). The ladder [none, X] with a budget nothing fits trials both
+    // rungs and sends X: its predicted frame must be the one sent, byte for byte what X alone
+    // sends from the same updates (so trials of none never touch X's state), and with the
+    // variance rule its error is on what X compressed.
+    const std::vector<json> rungs = {
+        {{"type", "threshold"}, {"threshold", 0.01}},
+        {{"type", "dgc"}, {"ratio", 0.05}, {"warmup_rounds", 3}},
+        {{"type", "qsgd"}, {"levels", 4}},
+        {{"type", "error_feedback"}, {"base", {{"type", "top_k"}, {"ratio", 0.05}}}},
+    };
+    for (const json& rung : rungs)
+    {
+        SCOPED_TRACE(rung.dump());
+        const json uplink = {{"type", "adaptive"},
+                             {"ladder", json::array({{{"type", "none"}}, rung})},
+                             {"policy", "deadline"},
+                             {"initial_bps", 1}};
+        auto adaptiveTask = MakeTinyTask(1, uplink);
+        auto plainTask = MakeTinyTask(1, rung);
+        ClientSession adaptive = Session(adaptiveTask, 0);
+        ClientSession plain = Session(plainTask, 0);
+        adaptive.BeginConnection();
+        plain.BeginConnection();
+        const TensorLayout& layout = plainTask->model->Layout();
+        auto decoder = MakeCodec(rung, "u");
+        std::vector<float> w(layout.TotalSize(), 0.0f);
+        std::set<uint64_t> sizes;
+        for (uint32_t round = 1; round <= 10; ++round)
+        {
+            adaptive.AcceptModel(ModelFrame(*adaptiveTask, 0, round, w));
+            plain.AcceptModel(ModelFrame(*plainTask, 0, round, w));
+            adaptive.PrepareRound(round, 1000, 0.01, adaptive.ComputeSeconds());
+            const EncodedUpdate a = adaptive.TrainAndEncode(round);
+            const EncodedUpdate p = plain.TrainAndEncode(round);
+            ASSERT_EQ(a.record.rung, 1) << "round " << round;
+            EXPECT_EQ(a.record.predictedPayloadBytes, int64_t(a.frame.size())) << "round " << round;
+            EXPECT_EQ(p.record.predictedPayloadBytes, -1) << "no prediction without a ladder";
+            const Frame af = DecodeFrame(a.frame);
+            const Frame pf = DecodeFrame(p.frame);
+            ASSERT_EQ(af.payload.size(), pf.payload.size() + 1) << "round " << round;
+            EXPECT_TRUE(std::equal(pf.payload.begin(), pf.payload.end(), af.payload.begin()))
+                << "round " << round;
+            sizes.insert(pf.payload.size());
+            // The next model: w plus the decoded update, so the updates change as training goes.
+            std::vector<float> delta(w.size());
+            decoder->BeginRound(round);
+            decoder->Decode(layout, pf.payload, delta);
+            for (size_t i = 0; i < w.size(); ++i)
+            {
+                w[i] += delta[i];
+            }
+        }
+        if (rung["type"] != "error_feedback")
+        {
+            EXPECT_GT(sizes.size(), 1u) << "the sizes follow the data (or the warm-up)";
+        }
+    }
+}
+
+TEST(ClientSession, VarianceRuleReadsTheGradientSpreadAtTheStartModel)
+{
+    const json uplink = {{"type", "adaptive"},
+                         {"ladder", json::array({{{"type", "none"}}, {{"type", "sign"}}})},
+                         {"policy", "variance"}};
+    auto task = MakeTinyTask(1, uplink);
+    ClientSession session = Session(task, 0);
+    session.BeginConnection();
+    std::vector<float> w(task->model->Layout().TotalSize(), 0.0f);
+    session.AcceptModel(ModelFrame(*task, 0, 1, w));
+    // 4 extra minibatches of 8 at training's speed.
+    EXPECT_DOUBLE_EQ(session.ComputeSeconds(),
+                     double(task->partition[0].size() + 4 * 8) / 100.0);
+    session.PrepareRound(1, 1000, 0.01, session.ComputeSeconds());
+    const EncodedUpdate update = session.TrainAndEncode(1);
+    Rng rng(task->seed, kClientSpreadStreamBase + 0);
+    const double expected = GradientSpread(*task->model,
+                                           w,
+                                           task->data->train,
+                                           task->partition[0],
+                                           task->training.batchSize,
+                                           kGradientSpreadBatches,
+                                           rng);
+    EXPECT_GT(expected, 0.0);
+    EXPECT_EQ(update.record.gradVariance, expected);
 }
 
 TEST(ClientSession, CodecStateBeforeTheModelIsTakenAndAfterItIsAnswered)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <vector>
 
 namespace fedran::control
@@ -138,6 +139,39 @@ TEST(RateControllerTest, DeadlineBudgetShrinksWithComputeAndElapsedTime)
     EXPECT_EQ(d.rung, 2u);
     in.computeS = 20.0; // past the deadline: nothing fits, send the coarsest rung
     EXPECT_EQ(DecideNow(controller, in, Ladder()).rung, 3u);
+}
+
+TEST(RateControllerTest, EachPolicyMeasuresOnlyTheRungsItCompares)
+{
+    // A measurement is a trial encoding: a policy must not ask for more than it compares.
+    auto measuredBy = [](Policy policy, double computeS, double skipRatio = 0.0) {
+        ControllerConfig config;
+        config.policy = policy;
+        config.initialBps = 1e6;
+        config.skipRatio = skipRatio;
+        RateController controller(config);
+        RoundInputs in = Round(1);
+        in.computeS = computeS;
+        in.updateNorm = 1.0;
+        in.gradVariance = 1.0;
+        in.learningRate = 0.1;
+        in.steps = 10;
+        in.predictedBps = controller.PredictBps();
+        std::vector<size_t> asked;
+        const auto ladder = Ladder();
+        controller.Decide(in, ladder.size(), [&](size_t r) {
+            asked.push_back(r);
+            return ladder[r];
+        });
+        std::sort(asked.begin(), asked.end());
+        asked.erase(std::unique(asked.begin(), asked.end()), asked.end());
+        return asked;
+    };
+    EXPECT_EQ(measuredBy(Policy::Fixed, 2.0), std::vector<size_t>{});
+    EXPECT_EQ(measuredBy(Policy::Deadline, 2.0), (std::vector<size_t>{0}));
+    EXPECT_EQ(measuredBy(Policy::Deadline, 9.0), (std::vector<size_t>{0, 1, 2})); // 0.5 s left
+    EXPECT_EQ(measuredBy(Policy::Variance, 2.0), (std::vector<size_t>{0, 1, 2, 3}));
+    EXPECT_EQ(measuredBy(Policy::Hybrid, 2.0), (std::vector<size_t>{0, 1, 2, 3}));
 }
 
 TEST(RateControllerTest, ThroughputUsesItsTargetNotTheDeadline)
