@@ -56,7 +56,7 @@ Spec(int which)
         case 1:
             return {{"type", "clipped"}, {"clip_value", 1.0}, {"base", {{"type", "none"}}}};
         case 2:
-            return {{"type", "dgc"}, {"ratio", 0.001}};
+            return {{"type", "dgc"}, {"mode", "round"}, {"ratio", 0.001}};
         default: // the unwrapped base, for reference
             return {{"type", "top_k"}, {"ratio", 0.01}};
     }

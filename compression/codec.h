@@ -175,6 +175,32 @@ class RoundExchange
     virtual void Result(std::span<float> out) = 0;
 };
 
+/**
+ * The side of a codec that acts at every SGD step of a client's local training rather than
+ * once on the finished update (dgc's mode "step", Lin et al. 2018, Algorithm 1). The client
+ * hands each step's gradient through it; the trainer steps along what it leaves there, and the
+ * round's Encode then sends from the state these steps built.
+ *
+ * Per round: BeginLocalTraining, LocalStep per minibatch step, EndLocalTraining, Encode.
+ */
+class LocalStepState
+{
+  public:
+    virtual ~LocalStepState() = default;
+
+    /// A round's local training starts; its steps take learning rate `lr` (w -= lr * g).
+    virtual void BeginLocalTraining(const TensorLayout& layout, double lr) = 0;
+
+    /// One step's gradient g (layout.TotalSize() floats), replaced in place by the direction
+    /// the step takes.
+    virtual void LocalStep(std::span<float> gradient) = 0;
+
+    /// The round's local training ended after `examples` examples (the sum of its minibatch
+    /// sizes) on a client holding `samples`: the client's epochs so far, for a warm-up by
+    /// epochs.
+    virtual void EndLocalTraining(uint64_t examples, uint32_t samples) = 0;
+};
+
 class AdaptiveLadder; // compression/adaptive-ladder.h
 class CostProfile;    // compression/cost-model.h
 
@@ -237,6 +263,14 @@ class Codec
 
     /// The rungs a rate controller picks from, for an "adaptive" codec; nullptr otherwise.
     virtual AdaptiveLadder* Ladder()
+    {
+        return nullptr;
+    }
+
+    /// The per-step state of a codec that acts inside local training, or nullptr (the
+    /// default: the codec sees only the finished update). Wrappers and ladders do not pass
+    /// it on: only a client's own uplink codec can see the trainer's steps.
+    virtual LocalStepState* StepState()
     {
         return nullptr;
     }

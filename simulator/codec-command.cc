@@ -235,6 +235,13 @@ RunCodecCommand(const CodecCommandOptions& options)
         return 0;
     }
 
+    if (codec->StepState() != nullptr)
+    {
+        // Decoding is the same in both modes; encoding in mode step needs the trainer's steps.
+        throw BadInput("--spec.mode: dgc's \"step\" mode (the default) acts at every step of a "
+                       "client's local training, and fedran codec encodes a finished update: "
+                       "set \"mode\": \"round\"");
+    }
     if (options.input.empty())
     {
         throw BadInput("--input IN.f32 is required (or use --decode)");

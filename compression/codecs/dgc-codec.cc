@@ -22,6 +22,21 @@ IsRatio(double x)
     return x > 0.0 && x <= 1.0;
 }
 
+/// The per-tensor clipping factor min(1, clip_norm / ||g||_2) (1 without clipping).
+float
+ClipScale(std::span<const float> g, float clipNorm)
+{
+    if (clipNorm > 0.0f)
+    {
+        const double norm = std::sqrt(SumOfSquares(g));
+        if (norm > clipNorm)
+        {
+            return static_cast<float>(clipNorm / norm);
+        }
+    }
+    return 1.0f;
+}
+
 } // namespace
 
 DgcCodec::DgcCodec(const CodecArgs& args, DgcConfig config)
@@ -63,54 +78,92 @@ DgcCodec::ResolveRatios(const TensorLayout& layout)
 }
 
 void
-DgcCodec::Encode(const TensorLayout& layout,
-                 std::span<const float> update,
-                 Rng& rng,
-                 std::vector<uint8_t>& out)
+DgcCodec::ResetStateFor(size_t size)
 {
-    CheckUpdateSize(layout, update.size(), Name());
-    ResolveRatios(layout);
-    if (m_momentum.size() != update.size())
+    if (m_momentum.size() != size)
     {
-        m_momentum.assign(update.size(), 0.0f);
-        m_accumulation.assign(update.size(), 0.0f);
+        m_momentum.assign(size, 0.0f);
+        m_accumulation.assign(size, 0.0f);
     }
+}
 
-    ByteWriter writer(out);
-    writer.Reserve(kPayloadHeaderSize);
-    WritePayloadHeader(layout, writer);
+void
+DgcCodec::BeginLocalTraining(const TensorLayout& layout, double lr)
+{
+    ResolveRatios(layout);
+    ResetStateFor(layout.TotalSize());
+    if (m_stepLayout.Signature() != layout.Signature() ||
+        m_stepLayout.TotalSize() != layout.TotalSize())
+    {
+        m_stepLayout = layout;
+    }
+    m_lr = static_cast<float>(lr);
+}
+
+void
+DgcCodec::LocalStep(std::span<float> gradient)
+{
+    const TensorLayout& layout = m_stepLayout;
+    CheckUpdateSize(layout, gradient.size(), Name());
     const float momentum = m_config.momentum;
     for (size_t t = 0; t < layout.TensorCount(); ++t)
     {
         const uint64_t offset = layout.Offset(t);
         const uint64_t size = layout.Tensors()[t].Size();
-        const float* g = update.data() + offset;
+        float* g = gradient.data() + offset;
         float* u = m_momentum.data() + offset;
         float* v = m_accumulation.data() + offset;
-
-        float scale = 1.0f;
-        if (m_config.clipNorm > 0.0f)
-        {
-            const double norm = std::sqrt(SumOfSquares(update.subspan(offset, size)));
-            if (norm > m_config.clipNorm)
-            {
-                scale = static_cast<float>(m_config.clipNorm / norm);
-            }
-        }
+        const float scale = ClipScale(gradient.subspan(offset, size), m_config.clipNorm);
         for (uint64_t i = 0; i < size; ++i)
         {
             u[i] = momentum * u[i] + scale * g[i];
             v[i] += u[i];
+            g[i] = u[i]; // the step follows the momentum-corrected gradient
         }
+    }
+}
 
-        const double density = m_config.warmup.Density(m_tensorRatios[t], m_round);
-        const std::span<const float> accumulated(v, size);
-        SelectDgc(accumulated,
+void
+DgcCodec::EndLocalTraining(uint64_t examples, uint32_t samples)
+{
+    m_examplesSeen += examples;
+    // The epoch the round's last step belongs to, counted in passes over the client's data.
+    const uint64_t epoch = samples == 0 ? 0 : (m_examplesSeen + samples - 1) / samples;
+    m_epoch =
+        static_cast<uint32_t>(std::min<uint64_t>(epoch, std::numeric_limits<uint32_t>::max()));
+    m_trained = true;
+}
+
+void
+DgcCodec::SelectAndWrite(const TensorLayout& layout,
+                         uint32_t warmupUnit,
+                         float valueScale,
+                         Rng& rng,
+                         std::vector<uint8_t>& out)
+{
+    ByteWriter writer(out);
+    writer.Reserve(kPayloadHeaderSize);
+    WritePayloadHeader(layout, writer);
+    for (size_t t = 0; t < layout.TensorCount(); ++t)
+    {
+        const uint64_t offset = layout.Offset(t);
+        const uint64_t size = layout.Tensors()[t].Size();
+        float* u = m_momentum.data() + offset;
+        float* v = m_accumulation.data() + offset;
+        const double density = m_config.warmup.Density(m_tensorRatios[t], warmupUnit);
+        SelectDgc(std::span<const float>(v, size),
                   SentCount(density, size),
                   m_config.sampleRatio,
                   rng,
                   m_indices,
                   m_values);
+        if (valueScale != 1.0f)
+        {
+            for (float& value : m_values)
+            {
+                value = valueScale * value;
+            }
+        }
         writer.Reserve(SparseBytes(m_indices, size));
         WriteSparse(writer, m_indices, m_values, size);
         for (const uint32_t i : m_indices)
@@ -119,6 +172,55 @@ DgcCodec::Encode(const TensorLayout& layout,
             v[i] = 0.0f;
         }
     }
+}
+
+void
+DgcCodec::Encode(const TensorLayout& layout,
+                 std::span<const float> update,
+                 Rng& rng,
+                 std::vector<uint8_t>& out)
+{
+    CheckUpdateSize(layout, update.size(), Name());
+    ResolveRatios(layout);
+    if (m_config.perStep)
+    {
+        // v already holds this round's steps; `update` (local - global) adds nothing to it.
+        if (!m_trained)
+        {
+            throw CodecConfigError(
+                m_config.modePath +
+                ": \"step\" sends what the client's local steps accumulated, and no local "
+                "training ran through this codec before its Encode (as on a downlink, under a "
+                "wrapper, in an adaptive ladder, in training.pipelining's buckets or in fedran "
+                "codec); set \"mode\": \"round\" there");
+        }
+        if (m_momentum.size() != update.size())
+        {
+            throw CodecConfigError(m_config.modePath + ": local training ran on another layout");
+        }
+        m_trained = false;
+        // The sent values are the update's: x -= lr * sparse(v) is x + (-lr * sparse(v)).
+        SelectAndWrite(layout, m_epoch, -m_lr, rng, out);
+        return;
+    }
+
+    ResetStateFor(update.size());
+    const float momentum = m_config.momentum;
+    for (size_t t = 0; t < layout.TensorCount(); ++t)
+    {
+        const uint64_t offset = layout.Offset(t);
+        const uint64_t size = layout.Tensors()[t].Size();
+        const float* g = update.data() + offset;
+        float* u = m_momentum.data() + offset;
+        float* v = m_accumulation.data() + offset;
+        const float scale = ClipScale(update.subspan(offset, size), m_config.clipNorm);
+        for (uint64_t i = 0; i < size; ++i)
+        {
+            u[i] = momentum * u[i] + scale * g[i];
+            v[i] += u[i];
+        }
+    }
+    SelectAndWrite(layout, m_round, 1.0f, rng, out);
 }
 
 void
@@ -139,6 +241,13 @@ MakeDgcCodec(CodecArgs& args)
 {
     DgcConfig config;
     config.layerRatiosPath = args.PathOf("layer_ratios");
+    config.modePath = args.PathOf("mode");
+    const std::string mode = TakeString(args, "mode").value_or("step");
+    if (mode != "step" && mode != "round")
+    {
+        args.Fail("mode", "must be \"step\" or \"round\", got \"" + mode + "\"");
+    }
+    config.perStep = mode == "step";
     auto number = [&](const std::string& key, double fallback, auto valid, const char* range) {
         const double value = TakeNumber(args, key).value_or(fallback);
         if (!valid(value))
@@ -163,7 +272,21 @@ MakeDgcCodec(CodecArgs& args)
         },
         "[0, 3.4e38] (0 = off)"));
     config.sampleRatio = number("sample_ratio", config.sampleRatio, IsRatio, "(0, 1]");
-    config.warmup = SparsityWarmup::FromArgs(args, kDgcDefaultWarmupRounds);
+    // Each mode counts its warm-up in its own unit; the other unit's key would be ignored.
+    const char* own = config.perStep ? "warmup_epochs" : "warmup_rounds";
+    const char* other = config.perStep ? "warmup_rounds" : "warmup_epochs";
+    if (args.Take(other) != nullptr)
+    {
+        args.Fail(other,
+                  std::string("applies to mode \"") + (config.perStep ? "round" : "step") +
+                      "\"; mode \"" + mode + "\" warms up by " +
+                      (config.perStep ? "the client's epochs (warmup_epochs)"
+                                      : "server rounds (warmup_rounds)"));
+    }
+    config.warmup = SparsityWarmup::FromArgs(args,
+                                             own,
+                                             config.perStep ? kDgcDefaultWarmupEpochs
+                                                            : kDgcDefaultWarmupRounds);
     if (const nlohmann::json* layers = args.Take("layer_ratios"))
     {
         if (!layers->is_object())

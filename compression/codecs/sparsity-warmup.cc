@@ -19,12 +19,18 @@ constexpr double kStageFactor = 0.25; ///< density of stage 1; stage s has 0.25^
 SparsityWarmup
 SparsityWarmup::FromArgs(CodecArgs& args, uint32_t defaultRounds)
 {
-    const uint32_t rounds = TakeCount(args, "warmup_rounds").value_or(defaultRounds);
+    return FromArgs(args, "warmup_rounds", defaultRounds);
+}
+
+SparsityWarmup
+SparsityWarmup::FromArgs(CodecArgs& args, const std::string& lengthKey, uint32_t defaultLength)
+{
+    const uint32_t rounds = TakeCount(args, lengthKey).value_or(defaultLength);
     const std::optional<uint32_t> stages = TakeCount(args, "warmup_stages");
     if (stages && (*stages < 1 || *stages > std::max(rounds, 1u)))
     {
         args.Fail("warmup_stages",
-                  "must be an integer in [1, warmup_rounds = " + std::to_string(rounds) +
+                  "must be an integer in [1, " + lengthKey + " = " + std::to_string(rounds) +
                       "], got " + std::to_string(*stages));
     }
     return SparsityWarmup(rounds, rounds == 0 ? 0 : stages.value_or(rounds));

@@ -22,6 +22,7 @@
 #include "compression/internal/codecs.h"
 
 #include <cstdint>
+#include <string>
 
 namespace fedran::internal
 {
@@ -32,6 +33,13 @@ class SparsityWarmup
     /// Reads warmup_rounds (default `defaultRounds`) and warmup_stages; bad values fail
     /// through args.Fail, naming the key.
     static SparsityWarmup FromArgs(CodecArgs& args, uint32_t defaultRounds);
+
+    /// The same schedule over other units (dgc's mode "step" counts epochs): `lengthKey`
+    /// (e.g. "warmup_epochs", default `defaultLength`) replaces warmup_rounds, and the 1-based
+    /// argument of MinDensity and Density is then an epoch.
+    static SparsityWarmup FromArgs(CodecArgs& args,
+                                   const std::string& lengthKey,
+                                   uint32_t defaultLength);
 
     /// `stages` in [1, rounds] unless rounds is 0.
     SparsityWarmup(uint32_t rounds, uint32_t stages);

@@ -11,6 +11,42 @@
 namespace fedran
 {
 
+namespace
+{
+
+/// Hands the trainer's steps to the uplink codec's per-step state (dgc's mode "step"): the
+/// trainer knows only StepHook, the codec only LocalStepState.
+class CodecStepHook final : public StepHook
+{
+  public:
+    CodecStepHook(LocalStepState& state, const TensorLayout& layout)
+        : m_state(state)
+        , m_layout(layout)
+    {
+    }
+
+    void BeginSteps(double lr) override
+    {
+        m_state.BeginLocalTraining(m_layout, lr);
+    }
+
+    void Step(std::span<float> gradient) override
+    {
+        m_state.LocalStep(gradient);
+    }
+
+    void EndSteps(const TrainingResult& result) override
+    {
+        m_state.EndLocalTraining(result.examplesProcessed, result.samples);
+    }
+
+  private:
+    LocalStepState& m_state;
+    const TensorLayout& m_layout;
+};
+
+} // namespace
+
 ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const FederatedTask> task)
     : m_config(config),
       m_task(std::move(task))
@@ -393,9 +429,23 @@ ClientSession::Train(uint32_t round)
 {
     const std::vector<uint32_t>& rows = m_task->partition[m_config.clientId];
     const Dataset& train = m_task->data->train;
+    // A codec that acts at every local step (dgc's mode "step") rides on the trainer's steps.
+    std::optional<CodecStepHook> hook;
+    if (LocalStepState* state = m_updateEncoder->StepState())
+    {
+        hook.emplace(*state, m_task->model->Layout());
+    }
+    StepHook* stepHook = hook ? &*hook : nullptr;
     if (!(m_attack.Active(round) && m_attack.type == "label_flip"))
     {
-        return TrainLocal(*m_task->model, m_model, train, rows, m_task->training, round, m_trainRng);
+        return TrainLocal(*m_task->model,
+                          m_model,
+                          train,
+                          rows,
+                          m_task->training,
+                          round,
+                          m_trainRng,
+                          stepHook);
     }
     // Data poisoning: the same examples, labels y -> C - 1 - y, in a copy that lives only
     // while the client trains (rows 0..k-1 of it stand for the client's k examples, in order,
@@ -412,7 +462,14 @@ ClientSession::Train(uint32_t round)
         flipped.y.push_back(static_cast<uint8_t>(train.classes - 1 - train.y[rows[i]]));
         local[i] = static_cast<uint32_t>(i);
     }
-    return TrainLocal(*m_task->model, m_model, flipped, local, m_task->training, round, m_trainRng);
+    return TrainLocal(*m_task->model,
+                      m_model,
+                      flipped,
+                      local,
+                      m_task->training,
+                      round,
+                      m_trainRng,
+                      stepHook);
 }
 
 void

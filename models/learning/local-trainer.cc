@@ -150,6 +150,49 @@ PickStep(bool momentum, bool decay, bool prox, bool variance)
                     : PickStep<false>(momentum, decay, prox);
 }
 
+/**
+ * A step through a StepHook: g + decay + prox into `direction`, the hook, then w -= lr * d.
+ * Returns ||g_b - g_(b-1)||^2 of the data gradients with kVariance, as StepKernel does.
+ */
+double
+HookedStep(const StepBuffers& b,
+           const StepCoefficients& c,
+           bool variance,
+           std::vector<float>& direction,
+           StepHook& hook)
+{
+    double squares = 0.0;
+    float d[kChunk];
+    for (size_t begin = 0; begin < b.size; begin += kChunk)
+    {
+        const size_t n = std::min(kChunk, b.size - begin);
+        for (size_t k = begin; k < begin + n; ++k)
+        {
+            float g = b.grad[k];
+            d[k - begin] = g - b.previous[k];
+            if (c.weightDecay != 0.0f)
+            {
+                g += c.weightDecay * b.params[k];
+            }
+            if (c.proxMu != 0.0f)
+            {
+                g += c.proxMu * (b.params[k] - b.start[k]);
+            }
+            direction[k] = g;
+        }
+        if (variance)
+        {
+            squares += SumOfSquares(d, n);
+        }
+    }
+    hook.Step(direction);
+    for (size_t k = 0; k < b.size; ++k)
+    {
+        b.params[k] -= c.lr * direction[k];
+    }
+    return squares;
+}
+
 void
 RequireNonNegative(double value, const char* name)
 {
@@ -304,7 +347,8 @@ TrainLocal(const Model& model,
            std::span<const uint32_t> indices,
            const TrainingConfig& config,
            uint32_t round,
-           Rng& rng)
+           Rng& rng,
+           StepHook* hook)
 {
     const size_t size = model.Layout().TotalSize();
     if (start.size() != size)
@@ -316,6 +360,11 @@ TrainLocal(const Model& model,
     if (indices.size() > std::numeric_limits<uint32_t>::max())
     {
         throw std::invalid_argument("TrainLocal: too many indices");
+    }
+    if (hook != nullptr && config.momentum != 0.0)
+    {
+        // The hook's direction is already a velocity: momentum twice would compound it.
+        throw std::invalid_argument("TrainLocal: a step hook replaces momentum, which must be 0");
     }
 
     TrainingResult result;
@@ -335,6 +384,11 @@ TrainLocal(const Model& model,
     std::vector<float> gradients[2] = {std::vector<float>(size),
                                        std::vector<float>(measure ? size : 0)};
     std::vector<float> velocity(useMomentum ? size : 0, 0.0f);
+    std::vector<float> direction(hook != nullptr ? size : 0);
+    if (hook != nullptr)
+    {
+        hook->BeginSteps(LearningRate(config, round));
+    }
     std::vector<uint32_t> order(indices.begin(), indices.end());
     const size_t n = order.size();
     // In step mode the epochs run until the step budget is spent.
@@ -358,9 +412,15 @@ TrainLocal(const Model& model,
             // The first step has no predecessor: comparing it with itself adds exactly 0.
             const float* previous =
                 measure && result.steps > 0 ? gradients[1 - current].data() : grad.data();
-            differenceSquares +=
-                step({params.data(), grad.data(), previous, start.data(), velocity.data(), size},
-                     coefficients);
+            const StepBuffers buffers{params.data(),
+                                      grad.data(),
+                                      previous,
+                                      start.data(),
+                                      velocity.data(),
+                                      size};
+            differenceSquares += hook != nullptr
+                                     ? HookedStep(buffers, coefficients, measure, direction, *hook)
+                                     : step(buffers, coefficients);
             ++result.steps;
             result.examplesProcessed += count;
             if (countSteps && result.steps == config.localSteps)
@@ -372,6 +432,10 @@ TrainLocal(const Model& model,
     }
     result.meanLoss = result.steps > 0 ? lossSum / result.steps : 0.0;
     result.gradVariance = result.steps > 1 ? differenceSquares / (2.0 * (result.steps - 1)) : 0.0;
+    if (hook != nullptr)
+    {
+        hook->EndSteps(result);
+    }
 
     // The update is formed in place in the params buffer: one allocation fewer per round.
     double normSquared = 0.0;

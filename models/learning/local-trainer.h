@@ -95,6 +95,27 @@ struct TrainingResult
 };
 
 /**
+ * Something that acts on every step's gradient before the step is taken: a compressor that
+ * works inside local training (DGC's momentum correction and accumulation). The trainer knows
+ * nothing of what it does; the client wires it to its uplink codec.
+ */
+class StepHook
+{
+  public:
+    virtual ~StepHook() = default;
+
+    /// Before the first step of a TrainLocal call, which steps with learning rate `lr`.
+    virtual void BeginSteps(double lr) = 0;
+
+    /// One step's gradient g (the minibatch gradient plus weightDecay * w and
+    /// proxMu * (w - start)), replaced in place by the direction d the step takes: w -= lr * d.
+    virtual void Step(std::span<float> gradient) = 0;
+
+    /// After the last step, with the call's result (its update not yet formed).
+    virtual void EndSteps(const TrainingResult& result) = 0;
+};
+
+/**
  * Throws std::invalid_argument, naming the field, unless: batchSize > 0; momentum in [0, 1);
  * weightDecay, proxMu and lrDecay finite and >= 0; lrStepRounds > 0 for Step; totalRounds > 0
  * for Cosine. TrainLocal calls it; scenario loaders can call it to fail before a run starts.
@@ -132,9 +153,13 @@ uint64_t LastStepExamples(const TrainingConfig& config, uint32_t samples);
  * state from an earlier round belongs to an older global model (and a client may sit rounds
  * out). With no indices there are no steps and the update is 0.
  *
+ * With a `hook`, each step hands g (after the decay and prox terms) to hook->Step and takes
+ * w -= lr * (what Step left in it); the hook replaces the trainer's momentum, so
+ * config.momentum must be 0 then.
+ *
  * Deterministic for a given rng state. Allocates its buffers once per call, never per step.
  * Throws std::invalid_argument if start does not match the model's layout, if the config is
- * invalid (ValidateTrainingConfig) or if round is 0.
+ * invalid (ValidateTrainingConfig), if round is 0, or with a hook if momentum is not 0.
  */
 TrainingResult TrainLocal(const Model& model,
                           std::span<const float> start,
@@ -142,7 +167,8 @@ TrainingResult TrainLocal(const Model& model,
                           std::span<const uint32_t> indices,
                           const TrainingConfig& config,
                           uint32_t round,
-                          Rng& rng);
+                          Rng& rng,
+                          StepHook* hook = nullptr);
 
 /**
  * One round outside any schedule (benchmarks, centralised training): TrainLocal at round 1.

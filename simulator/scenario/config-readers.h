@@ -56,6 +56,12 @@ DeviceCompute ReadServerCompute(const nlohmann::json& server, std::vector<std::s
 /// training.pipelining against the uplink codec and server.mode (both already read).
 void CheckPipelining(const ScenarioConfig& config, std::vector<std::string>& errors);
 
+/// dgc's mode "step" (its default) anywhere but a site's own uplink codec, and what does not
+/// fit it there (training.momentum, layerwise pipelining, model-poisoning attacks).
+void CheckDgcStepMode(const nlohmann::json& scenario,
+                      const ScenarioConfig& config,
+                      std::vector<std::string>& errors);
+
 /// server.robust (absent: "mean") of a validated server object.
 RobustRuleConfig ReadRobust(const nlohmann::json& server, std::vector<std::string>& errors);
 

@@ -401,6 +401,7 @@ ToConfig(const nlohmann::json& resolved)
     }
     CheckCrossFields(config, errors);
     CheckCodecs(config, errors);
+    CheckDgcStepMode(scenario, config, errors);
     if (errors.empty())
     {
         CheckRobust(config, errors); // needs codecs that build

@@ -134,7 +134,7 @@ TEST(AdaptiveCodecTest, TrialsAreTheExactPayloadsAndLeaveEveryRungUntouched)
     // only the rounds it was chosen in: trials of the others must not move its state.
     const json spec = json::parse(R"({"type": "adaptive", "ladder": [
         {"type": "threshold", "threshold": 0.8},
-        {"type": "dgc", "ratio": 0.05, "warmup_rounds": 2},
+        {"type": "dgc", "mode": "round", "ratio": 0.05, "warmup_rounds": 2},
         {"type": "qsgd", "levels": 4},
         {"type": "error_feedback", "base": {"type": "top_k", "ratio": 0.05}}]})");
     const TensorLayout layout = Layout();

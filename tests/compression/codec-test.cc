@@ -66,6 +66,12 @@ SpecFor(const std::string& type)
     {
         return {{"type", type}, {"ladder", {{{"type", "none"}}, {{"type", "sign"}}}}};
     }
+    if (type == "dgc")
+    {
+        // These tests encode finished updates; mode step encodes after local training
+        // (dgc-codec-test.cc, tests/fl/dgc-per-step-test.cc).
+        return {{"type", type}, {"mode", "round"}};
+    }
     return {{"type", type}};
 }
 

@@ -1,5 +1,7 @@
 // dgc: warm-up schedule, momentum correction with factor masking, conservation of the
-// accumulated update, the sampled selection's count bound, and payload validation.
+// accumulated update, the sampled selection's count bound, and payload validation (mode
+// "round"). Mode step: dgc-step-mode-test.cc, and against a direct implementation of the
+// paper's Algorithm 1, tests/fl/dgc-per-step-test.cc.
 
 #include "compression/codec.h"
 #include "compression/internal/dgc-codec.h"
@@ -22,10 +24,22 @@ using internal::DgcCodec;
 using internal::SparsityWarmup;
 using nlohmann::json;
 
+/// The tests below before the mode-step ones are of mode "round" (Encode on the finished
+/// update), which a dgc spec without "mode" gets here.
+json
+RoundMode(json spec)
+{
+    if (spec.value("type", "") == "dgc" && !spec.contains("mode"))
+    {
+        spec["mode"] = "round";
+    }
+    return spec;
+}
+
 std::unique_ptr<Codec>
 Make(const json& spec)
 {
-    return MakeCodec(spec, "compression.uplink");
+    return MakeCodec(RoundMode(spec), "compression.uplink");
 }
 
 const DgcCodec&
@@ -409,7 +423,7 @@ ConfigError(const json& spec)
 {
     try
     {
-        MakeCodec(spec, "compression.uplink");
+        MakeCodec(RoundMode(spec), "compression.uplink");
     }
     catch (const CodecConfigError& e)
     {

@@ -108,7 +108,7 @@ const char* const kCodecs[] = {
     R"({"type": "sign", "aggregation": "majority_vote"})",
     R"({"type": "top_k", "ratio": 0.1})",
     R"({"type": "random_k", "ratio": 0.1})",
-    R"({"type": "dgc", "ratio": 0.1})",
+    R"({"type": "dgc", "mode": "round", "ratio": 0.1})",
     R"({"type": "threshold", "threshold": 0.01})",
     R"({"type": "error_feedback", "base": {"type": "top_k", "ratio": 0.1}})",
     R"({"type": "clipped", "base": {"type": "none"}, "clip_value": 0.05})",

@@ -200,7 +200,7 @@ TEST(ClientSession, AdaptiveRungsAreJudgedOnTheRealUpdateAndSendExactlyThat)
     // variance rule its error is on what X compressed.
     const std::vector<json> rungs = {
         {{"type", "threshold"}, {"threshold", 0.01}},
-        {{"type", "dgc"}, {"ratio", 0.05}, {"warmup_rounds", 3}},
+        {{"type", "dgc"}, {"mode", "round"}, {"ratio", 0.05}, {"warmup_rounds", 3}},
         {{"type", "qsgd"}, {"levels", 4}},
         {{"type", "error_feedback"}, {"base", {{"type", "top_k"}, {"ratio", 0.05}}}},
     };

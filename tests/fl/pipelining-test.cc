@@ -158,7 +158,7 @@ INSTANTIATE_TEST_SUITE_P(
                       R"({"type": "error_feedback", "base": {"type": "top_k", "ratio": 0.1}})",
                       R"({"type": "qsgd", "levels": 16})",
                       R"({"type": "quantization", "bits": 4})",
-                      R"({"type": "dgc", "ratio": 0.05})",
+                      R"({"type": "dgc", "mode": "round", "ratio": 0.05})",
                       R"({"type": "sign"})"));
 
 } // namespace

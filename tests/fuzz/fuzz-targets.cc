@@ -44,7 +44,7 @@ Specs()
             {{"type", "sign"}},
             {{"type", "error_feedback"}, {"base", {{"type", "top_k"}, {"ratio", 0.2}}}},
             {{"type", "clipped"}, {"clip_value", 1.0}, {"base", {{"type", "fp16"}}}},
-            {{"type", "dgc"}, {"ratio", 0.1}},
+            {{"type", "dgc"}, {"mode", "round"}, {"ratio", 0.1}},
         };
         std::vector<nlohmann::json> usable;
         for (const auto& spec : all)
