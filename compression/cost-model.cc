@@ -135,12 +135,23 @@ CostProfile::FromJson(const nlohmann::json& json)
     CostProfile profile;
     profile.machine = RequireObject(json, "machine", "machine");
     const nlohmann::json& server = RequireObject(json, "server", "server");
-    RejectUnknown(server, {"fold_per_element_s", "apply_per_element_s", "flop_s"}, "server");
+    RejectUnknown(server,
+                  {"fold_per_element_s", "apply_per_element_s", "flop_s", "rules"},
+                  "server");
     profile.foldPerElementS =
         ReadSeconds(server, "fold_per_element_s", "server.fold_per_element_s");
     profile.applyPerElementS =
         ReadSeconds(server, "apply_per_element_s", "server.apply_per_element_s");
     profile.flopS = ReadSeconds(server, "flop_s", "server.flop_s");
+    if (server.contains("rules"))
+    {
+        const nlohmann::json& rules = RequireObject(server, "rules", "server.rules");
+        for (const auto& item : rules.items())
+        {
+            profile.ruleWorkS.emplace(item.key(),
+                                      ReadSeconds(rules, item.key(), "server.rules." + item.key()));
+        }
+    }
 
     const nlohmann::json& codecs = RequireObject(json, "codecs", "codecs");
     const std::vector<std::string> names = CodecTypeNames();
@@ -157,15 +168,19 @@ CostProfile::FromJson(const nlohmann::json& json)
         const nlohmann::json& entry = RequireObject(codecs, name, path);
         RejectUnknown(entry, {"encode", "decode", "reply", "close"}, path);
         CodecCost cost;
-        cost.encode = ReadLinear(RequireObject(entry, "encode", path + ".encode"), path + ".encode");
-        cost.decode = ReadLinear(RequireObject(entry, "decode", path + ".decode"), path + ".decode");
+        cost.encode =
+            ReadLinear(RequireObject(entry, "encode", path + ".encode"), path + ".encode");
+        cost.decode =
+            ReadLinear(RequireObject(entry, "decode", path + ".decode"), path + ".decode");
         if (entry.contains("reply"))
         {
-            cost.reply = ReadLinear(RequireObject(entry, "reply", path + ".reply"), path + ".reply");
+            cost.reply =
+                ReadLinear(RequireObject(entry, "reply", path + ".reply"), path + ".reply");
         }
         if (entry.contains("close"))
         {
-            cost.close = ReadLinear(RequireObject(entry, "close", path + ".close"), path + ".close");
+            cost.close =
+                ReadLinear(RequireObject(entry, "close", path + ".close"), path + ".close");
         }
         profile.codecs.emplace(name, cost);
     }
@@ -183,13 +198,17 @@ CostProfile::ToJson() const
                             {"reply", LinearJson(cost.reply)},
                             {"close", LinearJson(cost.close)}};
     }
+    nlohmann::json serverJson = {{"fold_per_element_s", foldPerElementS},
+                                 {"apply_per_element_s", applyPerElementS},
+                                 {"flop_s", flopS}};
+    if (!ruleWorkS.empty())
+    {
+        serverJson["rules"] = nlohmann::json(ruleWorkS);
+    }
     return {{"format", kFormat},
             {"version", 1},
             {"machine", machine},
-            {"server",
-             {{"fold_per_element_s", foldPerElementS},
-              {"apply_per_element_s", applyPerElementS},
-              {"flop_s", flopS}}},
+            {"server", serverJson},
             {"codecs", codecsJson}};
 }
 

@@ -103,6 +103,11 @@ class CostProfile
     double applyPerElementS = 0.0;
     /// One floating-point operation of a model's forward pass (evaluation).
     double flopS = 0.0;
+    /// Robust aggregation rules (server.robust.type), by name: seconds per unit of the work a
+    /// rule's combination does once a round's updates are in (its own unit, such as one
+    /// update element for a coordinate-wise median; AggregationRule::ResultWork). Optional in
+    /// the JSON ("server.rules"); a scenario whose rule is missing is refused.
+    std::map<std::string, double, std::less<>> ruleWorkS;
 };
 
 } // namespace fedran

@@ -2,6 +2,7 @@
 
 #include "compression/codec.h"
 #include "compression/cost-model.h"
+#include "models/fl/aggregation-rule.h"
 #include "models/learning/dataset.h"
 #include "models/learning/gemm.h"
 #include "models/learning/model.h"
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -77,14 +79,14 @@ Fit(const std::vector<Sample>& samples, uint32_t terms)
     auto feature = [](const Sample& s, int term) {
         switch (term)
         {
-        case 0:
-            return 1.0;
-        case 1:
-            return double(s.work.elements);
-        case 2:
-            return double(s.work.payloadBytes);
-        default:
-            return double(s.work.rankElements);
+            case 0:
+                return 1.0;
+            case 1:
+                return double(s.work.elements);
+            case 2:
+                return double(s.work.payloadBytes);
+            default:
+                return double(s.work.rankElements);
         }
     };
     std::vector<double> coef;
@@ -301,6 +303,46 @@ MeasureSpec(const nlohmann::json& spec, const std::vector<uint64_t>& sizes, Code
     }
 }
 
+/// Each robust rule's combination of a round of kRuleUpdates updates (Result, once they are
+/// in), per unit of its own work (AggregationRule::ResultWork). Rules that fold as updates
+/// arrive (means, votes) do no such work: their folds are priced per update.
+std::map<std::string, double, std::less<>>
+MeasureRobustRules(const std::vector<uint64_t>& sizes)
+{
+    constexpr uint32_t kRuleUpdates = 10;
+    const auto none = MakeCodec(nlohmann::json{{"type", "none"}}, "calibrate");
+    std::map<std::string, double, std::less<>> prices;
+    for (const std::string& name : AggregationRuleNames())
+    {
+        RobustRuleConfig config;
+        config.type = name;
+        config.tau = 1.0;     // centered_clipping's required radius
+        config.maxNorm = 1.0; // norm_bound's
+        const auto rule =
+            MakeAggregationRule(name,
+                                RuleArgs{*none, config, kRuleUpdates, name == "majority_vote"});
+        if (rule->ResultWork(kRuleUpdates, 1) == 0.0)
+        {
+            continue;
+        }
+        std::vector<Sample> samples;
+        for (uint64_t n : sizes)
+        {
+            rule->Reset(n);
+            for (uint32_t i = 0; i < kRuleUpdates; ++i)
+            {
+                rule->Add(Gaussian(n, 1000 + i), 1.0 + i);
+            }
+            std::vector<float> out(n);
+            const double seconds = TimeIt([&] { rule->Result(out); });
+            samples.push_back(
+                {{static_cast<uint64_t>(rule->ResultWork(kRuleUpdates, n)), 0, 0}, seconds});
+        }
+        prices.emplace(name, Fit(samples, kCostElements).perElementS);
+    }
+    return prices;
+}
+
 } // namespace
 
 nlohmann::json
@@ -362,6 +404,7 @@ MeasureCostProfile(const CalibrateOptions& options)
     }
     profile.foldPerElementS = Fit(fold, kCostElements).perElementS;
     profile.applyPerElementS = Fit(apply, kCostElements).perElementS;
+    profile.ruleWorkS = MeasureRobustRules(sizes);
 
     // A forward pass: the MLP of the shipped scenarios over synthetic images.
     {

@@ -47,6 +47,14 @@ class AggregationRule
     /// rule's own measure, docs/byzantine.md: a mean's share, 0 for an update a rule
     /// discarded).
     virtual std::vector<double> AggregateWeights() const = 0;
+    /// The work Result does for `count` updates of `size` floats, in the rule's own unit
+    /// (docs/compute.md), which the server's cost profile prices (server.rules.<name>). 0 for
+    /// a rule that combines as updates arrive (a mean, a vote): its folds are charged per
+    /// update.
+    virtual double ResultWork(size_t /* count */, size_t /* size */) const
+    {
+        return 0.0;
+    }
 };
 
 /// Settings a rule that does not fit its round size was given; the message starts with the
@@ -60,10 +68,10 @@ class RuleConfigError : public std::invalid_argument
 /// What a rule is built from.
 struct RuleArgs
 {
-    const Codec& uplink;     ///< the uplink codec ("mean" is its own rule)
-    RobustRuleConfig config; ///< server.robust
+    const Codec& uplink;          ///< the uplink codec ("mean" is its own rule)
+    RobustRuleConfig config;      ///< server.robust
     uint32_t clientsPerRound = 1; ///< n, for admissibility and the defaults that depend on it
-    bool codecVotes = false; ///< the codec's own rule is a majority vote (UsesMajorityVote)
+    bool codecVotes = false;      ///< the codec's own rule is a majority vote (UsesMajorityVote)
 };
 
 /// Builds rule `name` (a server.robust.type, or "codec", "weighted_mean", "majority_vote").

@@ -331,7 +331,11 @@ AsyncCoordinator::Step()
     // The step is computed now; on the simulated clock the server first finishes its queued
     // folds, then applies and evaluates (as RoundCoordinator does). Updates arriving
     // meanwhile go into the next buffer; the new version goes out once the step is done.
-    record.aggregateS = combined > 0 ? m_clock.ApplySeconds(m_state.global.size()) : 0.0;
+    record.aggregateS = combined > 0 ? m_clock.AggregateSeconds(*m_state.rule,
+                                                                m_task->robust.type,
+                                                                combined,
+                                                                m_state.global.size())
+                                     : 0.0;
     record.evaluateS = m_clock.EvaluateSeconds(*m_task->model, m_task->data->test.Size());
     const double doneS =
         std::max(m_host.NowSeconds(), m_clock.BusyUntil()) + record.aggregateS + record.evaluateS;

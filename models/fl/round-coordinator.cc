@@ -415,7 +415,12 @@ RoundCoordinator::EndRound()
     // The model is computed now; on the simulated clock the server first finishes folding in
     // what it queued, then combines and applies, then evaluates (data-parallel over its
     // cores), and only then does the round end and the next begin.
-    record.aggregateS = combined > 0 ? m_clock.ApplySeconds(m_state.global.size()) : 0.0;
+    // Combining (a robust rule's own work once the updates are in) and applying the result.
+    record.aggregateS = combined > 0 ? m_clock.AggregateSeconds(*m_state.rule,
+                                                                m_task->robust.type,
+                                                                combined,
+                                                                m_state.global.size())
+                                     : 0.0;
     // An edge aggregator's episodic rounds evaluate nothing.
     record.evaluateS = m_config.episodic
                            ? 0.0

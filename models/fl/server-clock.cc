@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace fedran
 {
@@ -48,6 +49,26 @@ ServerClock::ApplySeconds(uint64_t elements) const
 {
     return m_compute.profile ? Seconds(m_compute.profile->applyPerElementS * double(elements))
                              : 0.0;
+}
+
+double
+ServerClock::AggregateSeconds(const AggregationRule& rule,
+                              const std::string& name,
+                              size_t count,
+                              size_t size) const
+{
+    const double applyS = ApplySeconds(size);
+    const double work = rule.ResultWork(count, size);
+    if (!m_compute.profile || work == 0.0)
+    {
+        return applyS;
+    }
+    const auto price = m_compute.profile->ruleWorkS.find(name);
+    if (price == m_compute.profile->ruleWorkS.end())
+    {
+        throw std::invalid_argument("server.compute.profile: no server.rules." + name);
+    }
+    return Seconds(price->second * work) + applyS;
 }
 
 double

@@ -7,10 +7,12 @@
 // the new model. Without a cost profile every cost is 0 and nothing waits.
 
 #include "compression/codec.h"
+#include "models/fl/aggregation-rule.h"
 #include "models/learning/federated-task.h"
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace fedran
@@ -33,6 +35,15 @@ class ServerClock
     double FoldSeconds(uint64_t elements) const;
     /// Applying a combined update of `elements` values to the model.
     double ApplySeconds(uint64_t elements) const;
+    /// Combining `count` updates of `size` floats with `rule` (server.robust.type `name`:
+    /// its AggregationRule::ResultWork priced by the profile's server.rules.<name>, nothing
+    /// for a rule that folds as updates arrive), then applying the result. Throws
+    /// std::invalid_argument if the profile has no price for work it must charge (the
+    /// scenario check refuses such a run first).
+    double AggregateSeconds(const AggregationRule& rule,
+                            const std::string& name,
+                            size_t count,
+                            size_t size) const;
     /// Evaluating `model` on `examples` test examples, data-parallel over the cores.
     double EvaluateSeconds(const Model& model, uint64_t examples) const;
     /// A two-exchange codec's work between the phases (power_sgd's orthonormalisation).

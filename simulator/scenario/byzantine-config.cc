@@ -88,6 +88,15 @@ CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors)
     {
         errors.push_back(e.what());
     }
+    // A robust rule's combination is on the server's clock, priced by its profile.
+    const auto& profile = config.server.compute.profile;
+    const std::string& rule = config.server.robust.type;
+    if (rule != "mean" && profile && !profile->ruleWorkS.count(rule))
+    {
+        errors.push_back("server.compute.profile: has no server.rules." + rule +
+                         " for server.robust.type \"" + rule +
+                         "\" (fedran calibrate writes every rule's)");
+    }
 }
 
 } // namespace fedran

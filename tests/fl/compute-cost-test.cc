@@ -177,6 +177,47 @@ TEST(ComputeCost, AggregationAndEvaluationDelayTheRoundsEnd)
     EXPECT_NEAR(host.ended[0].endS, 1.0 + aggregateS + evaluateS, 1e-3); // a tick
 }
 
+TEST(ComputeCost, ARobustRulesCombinationIsPricedByItsWork)
+{
+    // Three updates combined by the coordinate-wise median: n x d units of work at the
+    // profile's price, on a server of speed 2; the mean's combination costs nothing more.
+    for (const std::string rule : {"median", "multi_krum", "mean"})
+    {
+        auto task = MakeTinyTask(3);
+        task->robust.type = rule;
+        auto profile = ZeroProfile();
+        profile->ruleWorkS = {{"median", 1e-3}, {"multi_krum", 1e-4}};
+        task->serverCompute = DeviceCompute{1, 2.0, profile};
+        FakeHost host;
+        RoundCoordinator server(Config(3), task, host);
+        std::vector<std::unique_ptr<ClientSession>> sessions;
+        server.Start();
+        for (uint32_t c = 0; c < 3; ++c)
+        {
+            sessions.push_back(std::make_unique<ClientSession>(SessionOf(c), task));
+            sessions.back()->BeginConnection();
+            server.OnJoin(c);
+        }
+        for (uint32_t c = 0; c < 3; ++c)
+        {
+            sessions[c]->AcceptModel(host.Take(c));
+            EXPECT_EQ(server.OnFrame(DecodeFrame(sessions[c]->TrainAndEncode(1).frame)),
+                      std::nullopt);
+        }
+        const double d = double(task->model->Layout().TotalSize());
+        const double expected = rule == "median"       ? 1e-3 * 3.0 * d / 2.0
+                                : rule == "multi_krum" ? 1e-4 * 3.0 * 2.0 / 2.0 * d / 2.0
+                                                       : 0.0;
+        if (expected > 0.0)
+        {
+            ASSERT_TRUE(host.Armed(CoordinatorTimer::RoundClose)) << rule;
+            host.Fire(CoordinatorTimer::RoundClose, server);
+        }
+        ASSERT_EQ(host.ended.size(), 1u) << rule;
+        EXPECT_DOUBLE_EQ(host.ended[0].aggregateS, expected) << rule;
+    }
+}
+
 TEST(ComputeCost, AsyncStepsWaitForTheDecodeQueueAndNewWorkWaitsForTheStep)
 {
     auto task = MakeTinyTask(3);
@@ -236,8 +277,14 @@ TEST(ComputeCost, ReferenceProfileRoundTripsAndNamesItsMachine)
     }
     const CostProfile again = CostProfile::FromJson(reference.ToJson());
     EXPECT_EQ(again.ToJson(), reference.ToJson());
-    // Costs that take time at all on the reference machine.
+    // Costs that take time at all on the reference machine, every robust rule's included.
     EXPECT_GT(reference.Codec("top_k").encode.perElementS, 0.0);
+    for (const char* rule : {"median", "trimmed_mean", "krum", "multi_krum", "geometric_median",
+                             "centered_clipping", "norm_bound"})
+    {
+        ASSERT_TRUE(reference.ruleWorkS.count(rule)) << rule;
+        EXPECT_GT(reference.ruleWorkS.at(rule), 0.0) << rule;
+    }
     EXPECT_GT(reference.flopS, 0.0);
 }
 
@@ -258,6 +305,9 @@ TEST(ComputeCost, MalformedProfileNamesTheKey)
     json bad = profile;
     bad["codecs"]["top_k"]["encode"]["per_element_s"] = -1.0;
     EXPECT_EQ(message(bad).rfind("codecs.top_k.encode.per_element_s:", 0), 0u) << message(bad);
+    bad = profile;
+    bad["server"]["rules"]["median"] = "fast";
+    EXPECT_EQ(message(bad).rfind("server.rules.median:", 0), 0u) << message(bad);
     bad = profile;
     bad["codecs"]["qsgd"].erase("decode");
     EXPECT_EQ(message(bad).rfind("codecs.qsgd.decode:", 0), 0u) << message(bad);

@@ -23,9 +23,15 @@ namespace
 class CenteredClippingRule final : public BufferedRule
 {
   public:
+    // Per iteration: n distances to the centre and the clipped step.
+    double ResultWork(size_t count, size_t size) const override
+    {
+        return double(m_iters) * double(count) * double(size);
+    }
+
     CenteredClippingRule(double tau, uint32_t iters)
-        : m_tau(tau),
-          m_iters(iters)
+        : m_tau(tau)
+        , m_iters(iters)
     {
     }
 
@@ -80,8 +86,9 @@ MakeCenteredClippingRule(const RuleArgs& args)
 {
     if (!args.config.tau)
     {
-        throw RuleConfigError("server.robust.tau: centered_clipping needs tau, the clipping "
-                              "radius (in the units of the updates: see update_norm in clients.csv)");
+        throw RuleConfigError(
+            "server.robust.tau: centered_clipping needs tau, the clipping "
+            "radius (in the units of the updates: see update_norm in clients.csv)");
     }
     const double tau = *args.config.tau;
     const uint32_t iters = args.config.iters.value_or(1);

@@ -24,6 +24,12 @@ constexpr double kSmoothing = 1e-6;
 class GeometricMedianRule final : public BufferedRule
 {
   public:
+    // The starting mean, then per iteration n distances and a weighted mean.
+    double ResultWork(size_t count, size_t size) const override
+    {
+        return double(m_iters + 1) * double(count) * double(size);
+    }
+
     explicit GeometricMedianRule(uint32_t iters)
         : m_iters(iters)
     {

@@ -25,9 +25,15 @@ namespace
 class KrumRule final : public BufferedRule
 {
   public:
+    // The n(n - 1)/2 pairwise squared distances dominate.
+    double ResultWork(size_t count, size_t size) const override
+    {
+        return double(count) * double(count > 0 ? count - 1 : 0) / 2.0 * double(size);
+    }
+
     KrumRule(uint32_t f, uint32_t m)
-        : m_f(f),
-          m_m(m)
+        : m_f(f)
+        , m_m(m)
     {
     }
 
@@ -49,8 +55,7 @@ class KrumRule final : public BufferedRule
                 distance[j * n + i] = d;
             }
         }
-        const size_t neighbours =
-            n < 2 ? 0 : std::max<size_t>(1, n > m_f + 2 ? n - m_f - 2 : 1);
+        const size_t neighbours = n < 2 ? 0 : std::max<size_t>(1, n > m_f + 2 ? n - m_f - 2 : 1);
         std::vector<double> score(n, 0.0);
         std::vector<double> others;
         for (size_t i = 0; i < n; ++i)
@@ -102,7 +107,8 @@ ToleratedF(const RuleArgs& args, const char* rule)
     const uint32_t f = args.config.f.value_or(n >= 3 ? (n - 3) / 2 : 0);
     if (!(n > 2 * f + 2))
     {
-        throw RuleConfigError(std::string("server.robust.f: ") + rule + " needs clients_per_round n > 2f + 2 (Blanchard et al. 2017); n = " +
+        throw RuleConfigError(std::string("server.robust.f: ") + rule +
+                              " needs clients_per_round n > 2f + 2 (Blanchard et al. 2017); n = " +
                               std::to_string(n) + ", f = " + std::to_string(f) +
                               (args.config.f ? "" : " (the default, floor((n - 3) / 2))"));
     }
@@ -127,8 +133,8 @@ MakeMultiKrumRule(const RuleArgs& args)
     if (m < 1 || m > n - f)
     {
         throw RuleConfigError("server.robust.m: multi_krum averages 1 <= m <= n - f updates; n = " +
-                              std::to_string(n) + ", f = " + std::to_string(f) + ", m = " +
-                              std::to_string(m));
+                              std::to_string(n) + ", f = " + std::to_string(f) +
+                              ", m = " + std::to_string(m));
     }
     return std::make_unique<robust::KrumRule>(f, m);
 }

@@ -14,6 +14,13 @@ namespace
 
 class MedianRule final : public BufferedRule
 {
+  public:
+    // Per coordinate: gather the n values and select the middle one(s).
+    double ResultWork(size_t count, size_t size) const override
+    {
+        return double(count) * double(size);
+    }
+
   private:
     void Combine(std::span<float> out, std::vector<double>& weights) override
     {

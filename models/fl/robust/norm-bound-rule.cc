@@ -18,6 +18,12 @@ namespace
 class NormBoundRule final : public BufferedRule
 {
   public:
+    // n norms, then the scaled weighted mean.
+    double ResultWork(size_t count, size_t size) const override
+    {
+        return double(count) * double(size);
+    }
+
     explicit NormBoundRule(double maxNorm)
         : m_maxNorm(maxNorm)
     {

@@ -27,6 +27,12 @@ Trimmed(double beta, size_t n)
 class TrimmedMeanRule final : public BufferedRule
 {
   public:
+    // Per coordinate: gather the n values, drop the k largest and smallest, sum the rest.
+    double ResultWork(size_t count, size_t size) const override
+    {
+        return double(count) * double(size);
+    }
+
     explicit TrimmedMeanRule(double beta)
         : m_beta(beta)
     {
@@ -77,9 +83,10 @@ MakeTrimmedMeanRule(const RuleArgs& args)
     const size_t k = robust::Trimmed(beta, n);
     if (k == 0)
     {
-        throw RuleConfigError("server.robust.beta: trimmed_mean with beta = " +
-                              std::to_string(beta) + " trims floor(beta x clients_per_round) = 0 of " +
-                              std::to_string(n) + " updates at each end (it would be the mean)");
+        throw RuleConfigError(
+            "server.robust.beta: trimmed_mean with beta = " + std::to_string(beta) +
+            " trims floor(beta x clients_per_round) = 0 of " + std::to_string(n) +
+            " updates at each end (it would be the mean)");
     }
     if (2 * k >= n)
     {
