@@ -12,7 +12,8 @@ heatmap: SWEEP_DIR from `analysis/sweep.py scenarios/sweeps/byzantine.json`. One
   The rule is server.robust.type, or "sign vote" for a sign uplink with majority_vote.
 traffic: SWEEP_DIR from `analysis/sweep.py scenarios/sweeps/byzantine-codecs.json`. Final test
   accuracy against the run's uplink wire bytes, one marker per rule, one colour per codec.
---csv writes the table behind the figure. Exit status 2 for a folder without final.csv or a
+--csv writes the table behind the figure (heatmap: also seed_min, seed_max and seeds, the worst
+  attack's spread over seeds). Exit status 2 for a folder without final.csv or a
 missing column.
 """
 import argparse
@@ -98,8 +99,10 @@ def heatmap(args):
     final["partition"] = [partition_name(p) for p in final["data.partition"]]
     final["attack"] = final["clients.groups.1.attack.type"]
     per_attack = (final.groupby(["partition", "rule", "share", "attack"])["final_accuracy"]
-                  .mean().reset_index())
-    worst = (per_attack.sort_values("final_accuracy")
+                  .agg(final_accuracy="mean", seed_min="min", seed_max="max", seeds="count")
+                  .reset_index())
+    # seed_min / seed_max: the spread over seeds of the worst attack's final accuracy.
+    worst = (per_attack.sort_values(["final_accuracy", "attack"])
              .groupby(["partition", "rule", "share"]).first().reset_index()
              .rename(columns={"final_accuracy": "worst_accuracy", "attack": "worst_attack"}))
     if args.csv:
