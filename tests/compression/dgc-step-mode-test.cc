@@ -8,6 +8,7 @@
 #include "compression/internal/dgc-codec.h"
 #include "compression/internal/sum-of-squares.h"
 #include "compression/internal/top-k-select.h"
+#include "dgc-test-util.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -23,49 +24,11 @@ namespace
 using internal::DgcCodec;
 using nlohmann::json;
 
-const DgcCodec&
-AsDgc(const Codec& codec)
-{
-    return dynamic_cast<const DgcCodec&>(codec);
-}
-
-std::vector<float>
-RandomVector(size_t n, Rng& rng, double scale = 1.0)
-{
-    std::vector<float> x(n);
-    for (float& value : x)
-    {
-        value = static_cast<float>(scale * rng.Normal());
-    }
-    return x;
-}
-
-size_t
-NonZeros(const std::vector<float>& x)
-{
-    size_t count = 0;
-    for (const float value : x)
-    {
-        count += value != 0.0f;
-    }
-    return count;
-}
-
-std::vector<uint8_t>
-Encode(Codec& codec, const TensorLayout& layout, const std::vector<float>& update, Rng& rng)
-{
-    std::vector<uint8_t> payload;
-    codec.Encode(layout, update, rng, payload);
-    return payload;
-}
-
-std::vector<float>
-Decode(Codec& codec, const TensorLayout& layout, const std::vector<uint8_t>& payload)
-{
-    std::vector<float> decoded(layout.TotalSize());
-    codec.Decode(layout, payload, decoded);
-    return decoded;
-}
+using testing::AsDgc;
+using testing::Decode;
+using testing::Encode;
+using testing::NonZeros;
+using testing::RandomVector;
 
 std::unique_ptr<Codec>
 MakeStep(json spec)
