@@ -15,14 +15,6 @@ namespace
 
 using nlohmann::json;
 
-ClientSessionConfig
-SessionOf(uint32_t client)
-{
-    ClientSessionConfig config;
-    config.clientId = client;
-    return config;
-}
-
 /// The reference profile with every cost zero except those the test sets.
 std::shared_ptr<CostProfile>
 ZeroProfile()

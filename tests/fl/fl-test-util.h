@@ -21,6 +21,15 @@ namespace fedran::test
 {
 
 /// `clients` clients of Synthetic(1, 1) data with 40 examples each, softmax regression.
+/// A client session's settings with nothing but its id set.
+inline ClientSessionConfig
+SessionOf(uint32_t client)
+{
+    ClientSessionConfig config;
+    config.clientId = client;
+    return config;
+}
+
 inline std::shared_ptr<FederatedTask>
 MakeTinyTask(uint32_t clients,
              nlohmann::json uplink = {{"type", "none"}},

@@ -17,14 +17,6 @@ namespace
 
 using nlohmann::json;
 
-ClientSessionConfig
-SessionOf(uint32_t client)
-{
-    ClientSessionConfig config;
-    config.clientId = client;
-    return config;
-}
-
 std::shared_ptr<FederatedTask>
 MlpTask(uint32_t clients, json uplink, bool layerwise, uint64_t bucketBytes)
 {
