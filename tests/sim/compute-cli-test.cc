@@ -1,10 +1,10 @@
 // Computation on the simulated clock through whole runs: an encode cost moves the upload by
 // exactly that much (codec speed 2 halves it), `fedran calibrate` writes a profile that a
-// scenario can name, and a malformed profile is refused with exit status 2 naming the key.
-
-#include "sim-test-util.h"
+// scenario can name, and a malformed profile, or one without a price for the scenario's
+// robust rule, is refused with exit status 2 naming the key.
 
 #include "compression/cost-model.h"
+#include "sim-test-util.h"
 
 #include <gtest/gtest.h>
 
@@ -32,7 +32,9 @@ ProfileWithEncode(double encodeS)
         }
     }
     profile["codecs"]["none"]["encode"]["fixed_s"] = encodeS;
-    profile["server"] = {{"fold_per_element_s", 0.0}, {"apply_per_element_s", 0.0}, {"flop_s", 0.0}};
+    profile["server"] = {{"fold_per_element_s", 0.0},
+                         {"apply_per_element_s", 0.0},
+                         {"flop_s", 0.0}};
     return profile;
 }
 
@@ -45,7 +47,8 @@ RunWith(const TempDir& dir, const std::string& name, double encodeS, double code
     s["clients"]["groups"][0]["compute"]["codec_speed"] = codecSpeed;
     s["server"]["compute"] = {{"profile", name + ".profile.json"}};
     WriteFile(dir.Path() / (name + ".json"), s.dump());
-    const CommandResult r = RunFedran("run " + name + ".json --out " + name + " --quiet", dir.Path());
+    const CommandResult r =
+        RunFedran("run " + name + ".json --out " + name + " --quiet", dir.Path());
     EXPECT_EQ(r.exitCode, 0) << r.stderrText;
     return ReadCsv(dir.Path() / name / "clients.csv");
 }
@@ -84,6 +87,27 @@ TEST(ComputeCli, CalibrateWritesAProfileTheValidatorAccepts)
     WriteFile(dir.Path() / "s.json", s.dump());
     r = RunFedran("validate s.json", dir.Path());
     EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+    // It prices every robust rule's combination too.
+    s["server"]["robust"] = {{"type", "geometric_median"}};
+    WriteFile(dir.Path() / "s.json", s.dump());
+    r = RunFedran("validate s.json", dir.Path());
+    EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+}
+
+TEST(ComputeCli, ARobustRuleTheProfileDoesNotPriceExitsTwo)
+{
+    TempDir dir("unpriced-rule");
+    WriteFile(dir.Path() / "p.json", ProfileWithEncode(0.0).dump()); // no server.rules
+    nlohmann::json s = TinyScenario(2, 2, 1);
+    s["server"]["compute"] = {{"profile", "p.json"}};
+    s["server"]["robust"] = {{"type", "median"}};
+    WriteFile(dir.Path() / "s.json", s.dump());
+    const CommandResult r = RunFedran("run s.json --out out --quiet", dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("server.compute.profile: has no server.rules.median"),
+              std::string::npos)
+        << r.stderrText;
+    EXPECT_FALSE(std::filesystem::exists(dir.Path() / "out"));
 }
 
 TEST(ComputeCli, AMalformedProfileExitsTwoNamingTheKey)
@@ -126,8 +150,8 @@ TEST(ComputeCli, LayerwiseSendsTheFirstBucketBeforeTrainingEndsAndIsDeterministi
 {
     TempDir dir("layerwise");
     WriteFile(dir.Path() / "s.json",
-              LayerwiseScenario({{"type", "error_feedback"},
-                                 {"base", {{"type", "top_k"}, {"ratio", 0.1}}}})
+              LayerwiseScenario(
+                  {{"type", "error_feedback"}, {"base", {{"type", "top_k"}, {"ratio", 0.1}}}})
                   .dump());
     ASSERT_EQ(RunFedran("run s.json --out a --quiet --threads 1", dir.Path()).exitCode, 0);
     ASSERT_EQ(RunFedran("run s.json --out b --quiet --threads 2", dir.Path()).exitCode, 0);
