@@ -41,7 +41,7 @@
 #include "compression/internal/codec-params.h"
 #include "compression/internal/codecs.h"
 #include "compression/internal/payload-header.h"
-#include "compression/internal/power-sgd.h"
+#include "compression/internal/power-sgd-payload.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -52,334 +52,14 @@ namespace fedran::internal
 namespace
 {
 
-enum class Kind : uint8_t
-{
-    State = 0,
-    First = 1,
-    Message = 2,
-    Reply = 3,
-};
-
-enum class StateMode : uint8_t
-{
-    Seed = 0,
-    Floats = 1,
-};
-
-constexpr uint32_t kMaxRank = 64;
-
-struct PowerSgdParams
-{
-    uint32_t rank = 2;
-    uint32_t startRound = 1; ///< earlier rounds send every tensor dense, in one exchange
-    double minCompressionRate = 2.0;
-    bool warmStart = true;
-    bool errorFeedback = true;
-};
-
-/// Which tensors are compressed, and where each matrix's factors sit in the concatenated
-/// P (n x r per matrix) and Q (m x r per matrix) vectors.
-struct Plan
-{
-    struct Matrix
-    {
-        size_t tensor;
-        uint64_t n;
-        uint64_t m;
-        uint64_t pOffset;
-        uint64_t qOffset;
-    };
-
-    std::vector<Matrix> matrices;
-    std::vector<bool> compressed; ///< per tensor
-    uint64_t pFloats = 0;
-    uint64_t qFloats = 0;
-    uint64_t firstFloats = 0; ///< dense tensors + P
-
-    /// First payloads say whether they were made for a round with a second exchange.
-    uint8_t FirstMode() const
-    {
-        return matrices.empty() ? 1 : 0;
-    }
-
-    /// The plan of round `round` (1-based): nothing is compressed before params.startRound.
-    Plan(const TensorLayout& layout, const PowerSgdParams& params, uint32_t round)
-        : compressed(layout.TensorCount(), false)
-    {
-        for (size_t t = 0; t < layout.TensorCount(); ++t)
-        {
-            const auto shape = ReshapeAsMatrix(layout.Tensors()[t]);
-            if (round >= params.startRound && shape &&
-                WorthCompressing(shape->rows, shape->cols, params.rank, params.minCompressionRate))
-            {
-                compressed[t] = true;
-                matrices.push_back({t, shape->rows, shape->cols, pFloats, qFloats});
-                pFloats += shape->rows * params.rank;
-                qFloats += shape->cols * params.rank;
-                firstFloats += shape->rows * params.rank;
-            }
-            else
-            {
-                firstFloats += layout.Tensors()[t].Size();
-            }
-        }
-    }
-};
-
-void
-WriteHeader(const TensorLayout& layout,
-            ByteWriter& writer,
-            Kind kind,
-            uint32_t rank,
-            StateMode mode = StateMode::Seed)
-{
-    WritePayloadHeader(layout, writer);
-    writer.WriteU8(static_cast<uint8_t>(kind));
-    writer.WriteU8(static_cast<uint8_t>(rank));
-    writer.WriteU8(static_cast<uint8_t>(mode));
-    writer.WriteU8(0);
-}
-
-/// Checks the header of a payload that must be of `kind`; returns its mode byte.
-uint8_t
-ReadHeader(const TensorLayout& layout, ByteReader& reader, Kind kind, uint32_t rank)
-{
-    ReadPayloadHeader(layout, reader);
-    const size_t kindAt = reader.Offset();
-    const uint8_t got = reader.ReadU8();
-    if (got != static_cast<uint8_t>(kind))
-    {
-        throw DecodeError("power_sgd message kind " + std::to_string(got) + ", expected " +
-                              std::to_string(static_cast<int>(kind)),
-                          kindAt);
-    }
-    const size_t rankAt = reader.Offset();
-    const uint8_t gotRank = reader.ReadU8();
-    if (gotRank != rank)
-    {
-        throw DecodeError("power_sgd rank " + std::to_string(gotRank) + ", configured " +
-                              std::to_string(rank),
-                          rankAt);
-    }
-    const uint8_t mode = reader.ReadU8();
-    const size_t zeroAt = reader.Offset();
-    if (reader.ReadU8() != 0)
-    {
-        throw DecodeError("power_sgd reserved byte is not zero", zeroAt);
-    }
-    return mode;
-}
-
-/// Reads exactly `count` floats and the end of the payload into `out` (resized).
-void
-ReadBody(ByteReader& reader, uint64_t count, std::vector<float>& out)
-{
-    reader.Require(count, 4);
-    out.resize(count);
-    reader.ReadF32Array(out);
-    reader.ExpectEnd();
-}
-
-ConstMatrixView
-ConstSlice(const std::vector<float>& data, uint64_t offset, uint64_t rows, uint64_t cols)
-{
-    return {std::span<const float>(data).subspan(offset, rows * cols), rows, cols};
-}
-
-MutableMatrixView
-MutableSlice(std::vector<float>& data, uint64_t offset, uint64_t rows, uint64_t cols)
-{
-    return {std::span<float>(data).subspan(offset, rows * cols), rows, cols};
-}
-
-class PowerSgdExchange final : public RoundExchange
-{
-  public:
-    PowerSgdExchange(const TensorLayout& layout, const PowerSgdParams& params, uint64_t seed)
-        : m_layout(layout),
-          m_params(params),
-          m_plan(layout, params, 1),
-          m_rng(seed, 0)
-    {
-    }
-
-    void BeginRound(uint32_t round, std::vector<uint8_t>& state) override
-    {
-        m_plan = Plan(m_layout, m_params, round);
-        m_firstSum.assign(m_plan.firstFloats, 0.0);
-        m_firstWeight = 0.0;
-        m_firsts = 0;
-        m_qSum.assign(m_plan.qFloats, 0.0);
-        m_replyWeight = 0.0;
-        m_replies = 0;
-        m_pHat.assign(m_plan.pFloats, 0.0f);
-        m_firstPhaseOpen = true;
-        if (!NeedsReplies())
-        {
-            return; // a dense round: no Q to agree on
-        }
-
-        ByteWriter writer(state);
-        if (m_params.warmStart && !m_q.empty())
-        {
-            WriteHeader(m_layout, writer, Kind::State, m_params.rank, StateMode::Floats);
-            writer.WriteF32Array(m_q);
-        }
-        else
-        {
-            WriteHeader(m_layout, writer, Kind::State, m_params.rank, StateMode::Seed);
-            writer.WriteU64(m_rng.NextU64());
-        }
-    }
-
-    void AddFirst(std::span<const uint8_t> payload, double weight) override
-    {
-        if (!m_firstPhaseOpen)
-        {
-            throw std::logic_error("power_sgd: first payload after the first phase closed");
-        }
-        ByteReader reader(payload);
-        if (ReadHeader(m_layout, reader, Kind::First, m_params.rank) != m_plan.FirstMode())
-        {
-            throw DecodeError("power_sgd first payload made for another round's plan "
-                              "(dense warm-up or not)",
-                              kPayloadHeaderSize + 2);
-        }
-        ReadBody(reader, m_plan.firstFloats, m_body);
-        Accumulate(m_body, weight, m_firstSum);
-        m_firstWeight += weight;
-        ++m_firsts;
-    }
-
-    bool NeedsReplies() const override
-    {
-        return !m_plan.matrices.empty();
-    }
-
-    void CloseFirstPhase(std::vector<uint8_t>& message) override
-    {
-        m_firstPhaseOpen = false;
-        // P sits after the dense tensors' floats in the first payload's order; pick each
-        // matrix's block out of the sums.
-        uint64_t at = 0;
-        size_t matrix = 0;
-        for (size_t t = 0; t < m_layout.TensorCount(); ++t)
-        {
-            if (!m_plan.compressed[t])
-            {
-                at += m_layout.Tensors()[t].Size();
-                continue;
-            }
-            const Plan::Matrix& mx = m_plan.matrices[matrix++];
-            const uint64_t count = mx.n * m_params.rank;
-            for (uint64_t i = 0; i < count; ++i)
-            {
-                m_pHat[mx.pOffset + i] = static_cast<float>(m_firstSum[at + i]);
-            }
-            Orthonormalize(MutableSlice(m_pHat, mx.pOffset, mx.n, m_params.rank));
-            at += count;
-        }
-        ByteWriter writer(message);
-        WriteHeader(m_layout, writer, Kind::Message, m_params.rank);
-        writer.WriteF32Array(m_pHat);
-    }
-
-    void AddReply(std::span<const uint8_t> payload, double weight) override
-    {
-        if (m_firstPhaseOpen)
-        {
-            throw std::logic_error("power_sgd: reply before the first phase closed");
-        }
-        ByteReader reader(payload);
-        ReadHeader(m_layout, reader, Kind::Reply, m_params.rank);
-        ReadBody(reader, m_plan.qFloats, m_body);
-        Accumulate(m_body, weight, m_qSum);
-        m_replyWeight += weight;
-        ++m_replies;
-    }
-
-    size_t Count() const override
-    {
-        return NeedsReplies() ? m_replies : m_firsts;
-    }
-
-    void Result(std::span<float> out) override
-    {
-        CheckUpdateSize(m_layout, out.size(), "power_sgd");
-        std::fill(out.begin(), out.end(), 0.0f);
-        if (Count() == 0)
-        {
-            return;
-        }
-        std::vector<float> qMean(m_plan.qFloats);
-        for (size_t i = 0; i < qMean.size(); ++i)
-        {
-            qMean[i] = static_cast<float>(m_qSum[i] / m_replyWeight); // empty without replies
-        }
-        uint64_t at = 0;
-        size_t matrix = 0;
-        for (size_t t = 0; t < m_layout.TensorCount(); ++t)
-        {
-            const uint64_t d = m_layout.Tensors()[t].Size();
-            float* dst = out.data() + m_layout.Offset(t);
-            if (!m_plan.compressed[t])
-            {
-                for (uint64_t i = 0; i < d; ++i)
-                {
-                    dst[i] = static_cast<float>(m_firstSum[at + i] / m_firstWeight);
-                }
-                at += d;
-                continue;
-            }
-            const Plan::Matrix& mx = m_plan.matrices[matrix++];
-            Reconstruct(ConstSlice(m_pHat, mx.pOffset, mx.n, m_params.rank),
-                        ConstSlice(qMean, mx.qOffset, mx.m, m_params.rank),
-                        MutableMatrixView(std::span<float>(dst, d), mx.n, mx.m));
-            at += mx.n * m_params.rank;
-        }
-        // Warm start: next round's clients multiply by this round's averaged Q.
-        if (NeedsReplies())
-        {
-            m_q = std::move(qMean);
-        }
-    }
-
-  private:
-    /// sum += weight * values, in double and in payload order (deterministic).
-    static void Accumulate(const std::vector<float>& values, double weight, std::vector<double>& sum)
-    {
-        if (!(weight > 0.0))
-        {
-            throw std::invalid_argument("power_sgd: an update's weight must be positive");
-        }
-        for (size_t i = 0; i < values.size(); ++i)
-        {
-            sum[i] += weight * values[i];
-        }
-    }
-
-    TensorLayout m_layout;
-    PowerSgdParams m_params;
-    Plan m_plan;
-    Rng m_rng;
-    std::vector<float> m_q; ///< averaged Q of the last round with replies (warm start)
-    std::vector<double> m_firstSum;
-    double m_firstWeight = 0.0;
-    size_t m_firsts = 0;
-    std::vector<float> m_pHat;
-    std::vector<double> m_qSum;
-    double m_replyWeight = 0.0;
-    size_t m_replies = 0;
-    std::vector<float> m_body;
-    bool m_firstPhaseOpen = false;
-};
+using namespace power_sgd;
 
 class PowerSgdCodec final : public RegisteredCodec
 {
   public:
     PowerSgdCodec(const CodecArgs& args, const PowerSgdParams& params)
-        : RegisteredCodec(args),
-          m_params(params)
+        : RegisteredCodec(args)
+        , m_params(params)
     {
     }
 
@@ -391,7 +71,7 @@ class PowerSgdCodec final : public RegisteredCodec
     std::unique_ptr<RoundExchange> MakeExchange(const TensorLayout& layout,
                                                 uint64_t seed) const override
     {
-        return std::make_unique<PowerSgdExchange>(layout, m_params, seed);
+        return power_sgd::MakeExchange(layout, m_params, seed);
     }
 
     // Its matrix products are elements x rank multiply-adds on both sides of the exchange.
@@ -541,12 +221,15 @@ class PowerSgdCodec final : public RegisteredCodec
             const uint64_t offset = layout.Offset(mx.tensor);
             const ConstMatrixView pView = ConstSlice(pHat, mx.pOffset, mx.n, m_params.rank);
             q.resize(mx.m * m_params.rank);
-            ComputeQ(ConstSlice(m_m, offset, mx.n, mx.m), pView, MutableMatrixView(q, mx.m, m_params.rank));
+            ComputeQ(ConstSlice(m_m, offset, mx.n, mx.m),
+                     pView,
+                     MutableMatrixView(q, mx.m, m_params.rank));
             writer.WriteF32Array(q);
             if (m_params.errorFeedback)
             {
                 approx.resize(d);
-                Reconstruct(pView, ConstMatrixView(q, mx.m, m_params.rank),
+                Reconstruct(pView,
+                            ConstMatrixView(q, mx.m, m_params.rank),
                             MutableMatrixView(approx, mx.n, mx.m));
                 for (uint64_t i = 0; i < d; ++i)
                 {
@@ -573,10 +256,10 @@ class PowerSgdCodec final : public RegisteredCodec
     }
 
     PowerSgdParams m_params;
-    uint32_t m_round = 1;          ///< from BeginRound: decides dense warm-up or not
-    std::vector<float> m_q;        ///< this round's Q, from the server's state
+    uint32_t m_round = 1;   ///< from BeginRound: decides dense warm-up or not
+    std::vector<float> m_q; ///< this round's Q, from the server's state
     bool m_haveQ = false;
-    std::vector<float> m_m;        ///< the update last encoded (plus the residual)
+    std::vector<float> m_m; ///< the update last encoded (plus the residual)
     bool m_awaitingReply = false;
     std::vector<float> m_residual; ///< error feedback
 };
@@ -590,8 +273,9 @@ MakePowerSgdCodec(CodecArgs& args)
     params.rank = TakeCount(args, "rank").value_or(params.rank);
     if (params.rank < 1 || params.rank > kMaxRank)
     {
-        args.Fail("rank", "must be an integer in 1.." + std::to_string(kMaxRank) + ", got " +
-                              std::to_string(params.rank));
+        args.Fail("rank",
+                  "must be an integer in 1.." + std::to_string(kMaxRank) + ", got " +
+                      std::to_string(params.rank));
     }
     params.minCompressionRate =
         TakeNumber(args, "min_compression_rate").value_or(params.minCompressionRate);
