@@ -19,6 +19,7 @@
 #include "simulator/cli-error.h"
 #include "simulator/codec-command.h"
 #include "simulator/fl-experiment.h"
+#include "simulator/libm-pinning.h"
 #include "simulator/progress-reporter.h"
 #include "simulator/run-manifest.h"
 #include "simulator/scenario/scenario.h"
@@ -212,6 +213,7 @@ AddCommonOptions(CLI::App& command, CommonOptions& options)
 int
 main(int argc, char** argv)
 {
+    fedran::PinPortableLibm(argv); // may re-execute this program (libm-pinning.h)
     // Every client and round allocates and frees model-sized buffers (0.8 MB for the MLP).
     // Above glibc's default 128 kB threshold each is a fresh mapping the kernel page-faults and
     // zeroes again; kept in the heap, freed buffers are reused. At 1,000 sites with the flow

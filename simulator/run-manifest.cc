@@ -1,5 +1,7 @@
 #include "simulator/run-manifest.h"
 
+#include "simulator/libm-pinning.h"
+
 #include "models/learning/gemm.h"
 #include "simulator/network-topology.h"
 
@@ -92,6 +94,8 @@ WriteRunManifest(const std::string& outDir,
     // Portable kernels give the same bits on any x86-64; fast ones differ between instruction
     // sets, so runs to be compared bit for bit must agree here.
     manifest["kernels"] = fedran::ActiveGemmKernelName();
+    // ns-3's own calls into libm: "sse2" when pinned to the same build on every CPU.
+    manifest["libm"] = fedran::LibmStatus();
     // network.tcp as ns-3 applies it (ConfigureBackhaulTcp), the ns-3 names spelled out.
     const fedran::ScenarioConfig::Network::Tcp& tcp = config.network.tcp;
     manifest["tcp"] = {{"congestion_control", TcpCongestionTypeId(tcp.congestionControl)},

@@ -1,6 +1,7 @@
 #include "compression/internal/sparsity-warmup.h"
 
 #include "compression/internal/codec-params.h"
+#include "compression/portable-math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,7 +55,7 @@ SparsityWarmup::MinDensity(uint32_t round) const
         return 0.0;
     }
     const uint64_t stage = (uint64_t{round} * m_stages + m_rounds - 1) / m_rounds;
-    return std::pow(kStageFactor, static_cast<double>(stage));
+    return pmath::Pow(kStageFactor, static_cast<double>(stage));
 }
 
 double

@@ -84,7 +84,7 @@ ComputeP(ConstMatrixView m, ConstMatrixView q, MutableMatrixView p)
 {
     Require(q.Rows() == m.Cols() && p.Rows() == m.Rows() && p.Cols() == q.Cols(),
             "ComputeP shapes: need M n x m, Q m x r, P n x r");
-    AsEigen(p).noalias() = AsEigen(m) * AsEigen(q);
+    AsEigen(p).noalias() = AsEigen(m).lazyProduct(AsEigen(q));
 }
 
 void
@@ -92,7 +92,7 @@ ComputeQ(ConstMatrixView m, ConstMatrixView p, MutableMatrixView q)
 {
     Require(p.Rows() == m.Rows() && q.Rows() == m.Cols() && q.Cols() == p.Cols(),
             "ComputeQ shapes: need M n x m, P n x r, Q m x r");
-    AsEigen(q).noalias() = AsEigen(m).transpose() * AsEigen(p);
+    AsEigen(q).noalias() = AsEigen(m).transpose().lazyProduct(AsEigen(p));
 }
 
 void
@@ -100,7 +100,7 @@ Reconstruct(ConstMatrixView p, ConstMatrixView q, MutableMatrixView mHat)
 {
     Require(p.Cols() == q.Cols() && mHat.Rows() == p.Rows() && mHat.Cols() == q.Rows(),
             "Reconstruct shapes: need P n x r, Q m x r, M_hat n x m");
-    AsEigen(mHat).noalias() = AsEigen(p) * AsEigen(q).transpose();
+    AsEigen(mHat).noalias() = AsEigen(p).lazyProduct(AsEigen(q).transpose());
 }
 
 void

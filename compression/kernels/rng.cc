@@ -1,5 +1,7 @@
 #include "compression/rng.h"
 
+#include "compression/portable-math.h"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -114,7 +116,7 @@ Rng::Normal()
         v = 2.0 * Uniform() - 1.0;
         s = u * u + v * v;
     } while (s >= 1.0 || s == 0.0);
-    const double m = std::sqrt(-2.0 * std::log(s) / s);
+    const double m = std::sqrt(-2.0 * pmath::Log(s) / s);
     m_spare = v * m;
     m_hasSpare = true;
     return u * m;
@@ -132,7 +134,7 @@ Rng::Gamma(double shape)
     {
         // Marsaglia-Tsang need shape >= 1; X ~ Gamma(a+1) times U^(1/a) is Gamma(a). 1 - U is
         // in (0, 1], so the boost is never an exact zero unless it underflows.
-        const double boost = std::pow(1.0 - Uniform(), 1.0 / shape);
+        const double boost = pmath::Pow(1.0 - Uniform(), 1.0 / shape);
         return Gamma(shape + 1.0) * boost;
     }
     // Marsaglia and Tsang (ACM TOMS 2000), with their squeeze test before the log test.
@@ -154,7 +156,7 @@ Rng::Gamma(double shape)
         {
             return d * v;
         }
-        if (std::log(u) < 0.5 * x2 + d * (1.0 - v + std::log(v)))
+        if (pmath::Log(u) < 0.5 * x2 + d * (1.0 - v + pmath::Log(v)))
         {
             return d * v;
         }

@@ -1,5 +1,7 @@
 #include "models/fl/byzantine-attack.h"
 
+#include "compression/portable-math.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -10,8 +12,8 @@ namespace fedran
 namespace
 {
 
-/// The standard normal quantile, by bisection on the CDF: exact to double precision and
-/// the same on every machine.
+/// The standard normal quantile, by bisection on the CDF (pmath::NormalCdf, not libm's erfc,
+/// so that it is the same on every machine).
 double
 NormalQuantile(double p)
 {
@@ -20,7 +22,7 @@ NormalQuantile(double p)
     for (int i = 0; i < 200 && hi - lo > 1e-15; ++i)
     {
         const double mid = (lo + hi) / 2.0;
-        if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p)
+        if (pmath::NormalCdf(mid) < p)
         {
             lo = mid;
         }

@@ -1,5 +1,7 @@
 #include "models/fl/staleness.h"
 
+#include "compression/portable-math.h"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -12,12 +14,12 @@ StalenessWeight(const StalenessConfig& config, uint32_t staleness)
     const double t = staleness;
     switch (config.kind)
     {
-    case StalenessKind::Constant:
-        return 1.0;
-    case StalenessKind::Polynomial:
-        return std::pow(1.0 + t, -config.a);
-    case StalenessKind::Hinge:
-        return t <= config.b ? 1.0 : 1.0 / (config.a * (t - config.b) + 1.0);
+        case StalenessKind::Constant:
+            return 1.0;
+        case StalenessKind::Polynomial:
+            return pmath::Pow(1.0 + t, -config.a);
+        case StalenessKind::Hinge:
+            return t <= config.b ? 1.0 : 1.0 / (config.a * (t - config.b) + 1.0);
     }
     return 1.0;
 }

@@ -1,5 +1,6 @@
 #include "models/learning/client-sizes.h"
 
+#include "compression/portable-math.h"
 #include "models/learning/dataset.h"
 
 #include <algorithm>
@@ -165,7 +166,7 @@ ClientSizes(uint32_t clients, size_t examples, const SizeSpec& spec, uint32_t mi
     std::vector<double> weights(clients);
     for (size_t k = 0; k < clients; ++k)
     {
-        weights[k] = std::exp(logWeights[k] - largest);
+        weights[k] = pmath::Exp(logWeights[k] - largest);
     }
     return RoundToTotal(FlooredTargets(weights, examples, minSamples), examples, minSamples);
 }
@@ -182,8 +183,9 @@ DrawClientSizes(uint32_t clients, const SizeSpec& spec, Rng& rng)
         if (spec.kind == SizeSpec::Kind::Lognormal)
         {
             // min() before the cast: exp() of a wild draw may be far beyond uint32_t (or inf).
-            const double extra = std::min(std::floor(std::exp(spec.mu + spec.sigma * rng.Normal())),
-                                          kMaxSize - spec.base);
+            const double extra =
+                std::min(std::floor(pmath::Exp(spec.mu + spec.sigma * rng.Normal())),
+                         kMaxSize - spec.base);
             size += static_cast<uint32_t>(extra);
         }
         if (spec.cap > 0)

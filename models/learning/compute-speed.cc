@@ -1,5 +1,7 @@
 #include "models/learning/compute-speed.h"
 
+#include "compression/portable-math.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -55,7 +57,7 @@ DrawComputeSpeeds(const ComputeSpeedSpec& spec, uint32_t count, Rng& rng)
         case ComputeSpeedSpec::Kind::Lognormal:
             for (double& s : speeds)
             {
-                s = spec.median * std::exp(spec.sigma * rng.Normal());
+                s = spec.median * pmath::Exp(spec.sigma * rng.Normal());
             }
             break;
         case ComputeSpeedSpec::Kind::Uniform:

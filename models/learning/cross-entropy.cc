@@ -1,5 +1,7 @@
 #include "models/learning/cross-entropy.h"
 
+#include "compression/portable-math.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -23,7 +25,7 @@ SoftmaxRowInPlace(float* row, size_t classes, uint8_t label)
     float sum = 0.0f;
     for (size_t k = 0; k < classes; ++k)
     {
-        row[k] = std::exp(row[k] - top);
+        row[k] = pmath::Exp(row[k] - top);
         sum += row[k];
     }
     const float inverse = 1.0f / sum;
@@ -31,7 +33,7 @@ SoftmaxRowInPlace(float* row, size_t classes, uint8_t label)
     {
         row[k] *= inverse;
     }
-    return static_cast<double>(top - target) + std::log(static_cast<double>(sum));
+    return static_cast<double>(top - target) + pmath::Log(static_cast<double>(sum));
 }
 
 } // namespace

@@ -8,14 +8,15 @@
 // and is compiled with -ffp-contract=off (models/learning/CMakeLists.txt).
 //
 // Why the same bits on every instruction set: each element of c is computed as
-//     c[i][j] = ((c[i][j] + a[i][0] * b[0][j]) + a[i][1] * b[1][j]) + ... + a[i][k-1] * b[k-1][j]
-// with a rounded multiply and a rounded add for every term, in increasing order of the depth
+//     c[i][j] = fma(a[i][k-1], b[k-1][j], ... fma(a[i][1], b[1][j], fma(a[i][0], b[0][j], c[i][j])))
+// one fused multiply-add (a single rounding) per term, in increasing order of the depth
 // index, whatever the vector width. Vectors only run along j, so a lane holds one element and
-// never meets another element's sum; and with fp-contract off the compiler may not fuse a
-// multiply and an add into an FMA (one rounding instead of two), which the AVX2 and AVX-512
-// builds could otherwise do and SSE2 cannot. Blocking the depth into chunks keeps that order:
-// a chunk starts from the c its predecessor stored. What this costs against Eigen's kernels
-// (FMA, and sums split across registers): docs/performance.md.
+// never meets another element's sum. AVX2 and AVX-512 have the FMA instruction; SSE2 does not,
+// so the generic build forms the same correctly rounded result in double precision
+// (FusedMultiplyAdd below). Blocking the depth into chunks keeps that order: a chunk starts
+// from the c its predecessor stored. The files are compiled with -ffp-contract=off so that the
+// compiler adds no fusions of its own elsewhere. Speed against Eigen's kernels:
+// docs/performance.md.
 
 #ifndef FEDRAN_GEMM_PORTABLE_FUNCTION
 #    error "define FEDRAN_GEMM_PORTABLE_FUNCTION before including gemm-portable-impl.h"
@@ -24,9 +25,14 @@
 #include "models/learning/gemm-kernels.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
+
+#if defined(__AVX512F__) || defined(__FMA__)
+#    include <immintrin.h>
+#endif
 
 namespace fedran::gemm
 {
@@ -42,7 +48,42 @@ constexpr size_t kKc = 256;            ///< depth of one chunk of the packed pan
 
 typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
 
-/// Per-thread panel of b (kNr columns, every depth), aligned for vector loads; only grows.
+/// fma(b, x, acc) in every lane: b * x + acc with one rounding.
+inline Vec
+FusedMultiplyAdd(Vec b, float x, Vec acc)
+{
+#if FEDRAN_GEMM_LANES == 16 && defined(__AVX512F__)
+    return Vec(_mm512_fmadd_ps(__m512(b), _mm512_set1_ps(x), __m512(acc)));
+#elif FEDRAN_GEMM_LANES == 8 && defined(__FMA__)
+    return Vec(_mm256_fmadd_ps(__m256(b), _mm256_set1_ps(x), __m256(acc)));
+#elif FEDRAN_GEMM_LANES == 4 && defined(__FMA__)
+    return Vec(_mm_fmadd_ps(__m128(b), _mm_set1_ps(x), __m128(acc)));
+#else
+    // No FMA instruction: the product of two floats is exact in double, and the double sum
+    // rounded to odd (its last bit set when the addition was inexact) rounds to the correctly
+    // rounded float, because double carries more than twice float's 24 bits plus two.
+    typedef double Wide __attribute__((vector_size(kLanes * sizeof(double))));
+    typedef int64_t WideBits __attribute__((vector_size(kLanes * sizeof(double))));
+    const Wide p = __builtin_convertvector(b, Wide) * double(x);
+    const Wide c = __builtin_convertvector(acc, Wide);
+    const Wide s = p + c;
+    // Knuth's two-sum: s + e == p + c exactly. NaN and inf inputs leave e NaN: no change.
+    const Wide pv = s - c;
+    const Wide e = (p - pv) + (c - (s - pv));
+    WideBits bits;
+    std::memcpy(&bits, &s, sizeof bits);
+    const WideBits inexact = (e < 0.0) | (e > 0.0);
+    const WideBits even = (bits & 1) == 0;
+    // One ulp towards e: away from zero when e has the sum's sign, else towards zero.
+    const WideBits away = (e > 0.0) == (s > 0.0);
+    bits += inexact & even & ((away & 2) - 1);
+    Wide odd;
+    std::memcpy(&odd, &bits, sizeof odd);
+    return __builtin_convertvector(odd, Vec);
+#endif
+}
+
+/// Per-thread panel of b (up to kNr columns, every depth), aligned for vector loads; only grows.
 struct Panel
 {
     struct Free
@@ -90,23 +131,57 @@ struct Operands
     }
 };
 
-/// Columns j0 .. j0 + width of op(b), every depth, kNr floats a depth, zero beyond `width`.
+/// Columns j0 .. j0 + width of op(b), every depth, nr floats a depth, zero beyond `width`.
+/// Packing only moves floats, so its loop order is free: it follows the stored layout, whose
+/// reads are then contiguous (a transposed b is read row by row, one panel column each).
 void
-PackPanel(const Operands& op, size_t k, size_t j0, size_t width, float* panel)
+PackPanel(const Operands& op, size_t k, size_t j0, size_t width, size_t nr, float* panel)
 {
-    for (size_t p = 0; p < k; ++p)
+    if (!op.tb)
     {
-        float* row = panel + p * kNr;
+        for (size_t p = 0; p < k; ++p)
+        {
+            float* row = panel + p * nr;
+            std::memcpy(row, op.b + p * op.ldb + j0, width * sizeof(float));
+            std::fill(row + width, row + nr, 0.0f);
+        }
+        return;
+    }
+    if (width < nr)
+    {
+        for (size_t p = 0; p < k; ++p)
+        {
+            std::fill(panel + p * nr + width, panel + (p + 1) * nr, 0.0f);
+        }
+    }
+    // Blocks of 8 depths keep the 8 panel rows being written in cache while each stored row
+    // of b is read along its length.
+    constexpr size_t kDepthBlock = 8;
+    size_t p0 = 0;
+    for (; p0 + kDepthBlock <= k; p0 += kDepthBlock)
+    {
         for (size_t jj = 0; jj < width; ++jj)
         {
-            row[jj] = op.B(p, j0 + jj);
+            const float* src = op.b + (j0 + jj) * op.ldb + p0;
+            float* dst = panel + p0 * nr + jj;
+            for (size_t q = 0; q < kDepthBlock; ++q)
+            {
+                dst[q * nr] = src[q];
+            }
         }
-        std::fill(row + width, row + kNr, 0.0f);
+    }
+    for (size_t jj = 0; jj < width; ++jj)
+    {
+        for (size_t p = p0; p < k; ++p)
+        {
+            panel[p * nr + jj] = op.b[(j0 + jj) * op.ldb + p];
+        }
     }
 }
 
-/// Rows i .. i + Rows of c, columns j0 .. j0 + width, depths p0 .. p1.
-template<size_t Rows>
+/// Rows i .. i + Rows of c, columns j0 .. j0 + width (width <= Vecs * kLanes), depths
+/// p0 .. p1, from a panel of Vecs * kLanes floats a depth.
+template<size_t Rows, size_t Vecs>
 void
 Tile(const Operands& op,
      size_t i,
@@ -118,30 +193,52 @@ Tile(const Operands& op,
      size_t j0,
      size_t width)
 {
-    Vec acc[Rows][kVecs];
+    constexpr size_t nr = Vecs * kLanes;
+    Vec acc[Rows][Vecs];
     for (size_t r = 0; r < Rows; ++r)
     {
-        float lanes[kNr] = {};
+        float lanes[nr] = {};
         std::memcpy(lanes, c + (i + r) * ldc + j0, width * sizeof(float));
         std::memcpy(acc[r], lanes, sizeof(lanes));
     }
     for (size_t p = p0; p < p1; ++p)
     {
-        const Vec* row = reinterpret_cast<const Vec*>(panel + p * kNr);
+        const Vec* row = reinterpret_cast<const Vec*>(panel + p * nr);
         for (size_t r = 0; r < Rows; ++r)
         {
             const float x = op.A(i + r, p);
-            for (size_t v = 0; v < kVecs; ++v)
+            for (size_t v = 0; v < Vecs; ++v)
             {
-                acc[r][v] = acc[r][v] + row[v] * x;
+                acc[r][v] = FusedMultiplyAdd(row[v], x, acc[r][v]);
             }
         }
     }
     for (size_t r = 0; r < Rows; ++r)
     {
-        float lanes[kNr];
+        float lanes[nr];
         std::memcpy(lanes, acc[r], sizeof(lanes));
         std::memcpy(c + (i + r) * ldc + j0, lanes, width * sizeof(float));
+    }
+}
+
+/// Every row of c against one packed panel of Vecs vectors, chunk by chunk of depth.
+template<size_t Vecs>
+void
+Panel(const Operands& op, size_t m, size_t k, const float* panel, float* c, size_t ldc, size_t j0,
+      size_t width)
+{
+    for (size_t p0 = 0; p0 < k; p0 += kKc)
+    {
+        const size_t p1 = std::min(k, p0 + kKc);
+        size_t i = 0;
+        for (; i + kMr <= m; i += kMr)
+        {
+            Tile<kMr, Vecs>(op, i, p0, p1, panel, c, ldc, j0, width);
+        }
+        for (; i < m; ++i)
+        {
+            Tile<1, Vecs>(op, i, p0, p1, panel, c, ldc, j0, width);
+        }
     }
 }
 
@@ -165,19 +262,32 @@ FEDRAN_GEMM_PORTABLE_FUNCTION(bool transposeA,
     for (size_t j0 = 0; j0 < n; j0 += kNr)
     {
         const size_t width = std::min(kNr, n - j0);
-        PackPanel(op, k, j0, width, panel);
-        for (size_t p0 = 0; p0 < k; p0 += kKc)
+        // A narrow last panel (or a narrow c: a convolution's weight gradient has 25 columns)
+        // takes as few vectors as cover it, so that no work is spent on zero columns.
+        const size_t vecs = (width + kLanes - 1) / kLanes;
+        PackPanel(op, k, j0, width, vecs * kLanes, panel);
+        switch (vecs)
         {
-            const size_t p1 = std::min(k, p0 + kKc);
-            size_t i = 0;
-            for (; i + kMr <= m; i += kMr)
-            {
-                Tile<kMr>(op, i, p0, p1, panel, c, ldc, j0, width);
-            }
-            for (; i < m; ++i)
-            {
-                Tile<1>(op, i, p0, p1, panel, c, ldc, j0, width);
-            }
+            case 1:
+                Panel<1>(op, m, k, panel, c, ldc, j0, width);
+                break;
+#if FEDRAN_GEMM_VECS >= 2
+            case 2:
+                Panel<2>(op, m, k, panel, c, ldc, j0, width);
+                break;
+#endif
+#if FEDRAN_GEMM_VECS >= 3
+            case 3:
+                Panel<3>(op, m, k, panel, c, ldc, j0, width);
+                break;
+#endif
+#if FEDRAN_GEMM_VECS >= 4
+            case 4:
+                Panel<4>(op, m, k, panel, c, ldc, j0, width);
+                break;
+#endif
+            default:
+                break;
         }
     }
 }

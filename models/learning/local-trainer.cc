@@ -1,5 +1,6 @@
 #include "models/learning/local-trainer.h"
 
+#include "compression/portable-math.h"
 #include "models/learning/eigen-config.h"
 #include "models/learning/shuffle.h"
 
@@ -281,9 +282,9 @@ LearningRate(const TrainingConfig& config, uint32_t round)
                 throw std::invalid_argument("TrainingConfig: lrStepRounds must be > 0 for step");
             }
             return config.lr *
-                   std::pow(config.lrDecay, static_cast<double>(past / config.lrStepRounds));
+                   pmath::Pow(config.lrDecay, static_cast<double>(past / config.lrStepRounds));
         case LrSchedule::Exponential:
-            return config.lr * std::pow(config.lrDecay, static_cast<double>(past));
+            return config.lr * pmath::Pow(config.lrDecay, static_cast<double>(past));
         case LrSchedule::Cosine: {
             if (config.totalRounds == 0)
             {
@@ -292,7 +293,7 @@ LearningRate(const TrainingConfig& config, uint32_t round)
             // Past the planned end the cosine would climb again; hold it at 0 instead.
             const double progress =
                 static_cast<double>(std::min(past, config.totalRounds)) / config.totalRounds;
-            return config.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+            return config.lr * 0.5 * (1.0 + pmath::Cos(std::numbers::pi * progress));
         }
     }
     throw std::invalid_argument("LearningRate: unknown schedule");
@@ -329,8 +330,8 @@ LastStepExamples(const TrainingConfig& config, uint32_t samples)
     }
     const uint64_t stepsPerEpoch = (n + b - 1) / b;
     const uint64_t partial = n % b;
-    const uint64_t steps = config.localSteps > 0 ? config.localSteps
-                                                 : stepsPerEpoch * config.localEpochs;
+    const uint64_t steps =
+        config.localSteps > 0 ? config.localSteps : stepsPerEpoch * config.localEpochs;
     if (steps == 0)
     {
         return 0;

@@ -1,5 +1,7 @@
 #include "models/learning/synthetic-data.h"
 
+#include "compression/portable-math.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -146,7 +148,7 @@ MakeSyntheticLeaf(uint32_t clients,
     std::vector<double> scale(features);
     for (uint32_t j = 0; j < features; ++j)
     {
-        scale[j] = std::pow(static_cast<double>(j + 1), -0.6); // sqrt of Sigma_jj = j^-1.2
+        scale[j] = pmath::Pow(static_cast<double>(j + 1), -0.6); // sqrt of Sigma_jj = j^-1.2
     }
 
     FederatedData result;

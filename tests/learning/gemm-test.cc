@@ -1,6 +1,6 @@
 // Gemm: every kernel and transpose combination, leading dimensions wider than the matrices,
 // accumulation, and shapes around Eigen's blocking sizes, against a naive double-precision
-// product; and the portable kernels bit for bit against a naive float loop in their order.
+// product; and the portable kernels bit for bit against a loop of std::fma in their order.
 
 #include "compression/rng.h"
 #include "models/learning/gemm.h"
@@ -130,21 +130,20 @@ TEST(Gemm, MatchesNaiveProductForEveryKernelAndTransposeCombination)
 }
 
 /// c = op(a) op(b) (+ c) summed the way the portable kernels promise: in increasing depth,
-/// a rounded float multiply and a rounded float add per term.
+/// one fused multiply-add (a single rounding) per term.
 std::vector<float>
-OrderedFloatProduct(const Stored& a, const Stored& b, const Stored& c, size_t m, size_t n,
-                    size_t k, bool ta, bool tb, bool accumulate)
+OrderedFmaProduct(const Stored& a, const Stored& b, const Stored& c, size_t m, size_t n,
+                  size_t k, bool ta, bool tb, bool accumulate)
 {
     std::vector<float> out = c.v;
     for (size_t i = 0; i < m; ++i)
     {
         for (size_t j = 0; j < n; ++j)
         {
-            volatile float sum = accumulate ? c.At(i, j) : 0.0f; // volatile: no fused multiply-add
+            float sum = accumulate ? c.At(i, j) : 0.0f;
             for (size_t p = 0; p < k; ++p)
             {
-                volatile float product = (ta ? a.At(p, i) : a.At(i, p)) * (tb ? b.At(j, p) : b.At(p, j));
-                sum = sum + product;
+                sum = std::fma(ta ? a.At(p, i) : a.At(i, p), tb ? b.At(j, p) : b.At(p, j), sum);
             }
             out[i * c.ld + j] = sum;
         }
@@ -175,7 +174,7 @@ TEST(Gemm, PortableKernelsGiveTheSameBitsOnEveryInstructionSet)
                     const Stored b = tb ? Random(s.n, s.k, 1, rng) : Random(s.k, s.n, 1, rng);
                     const Stored c0 = Random(s.m, s.n, 3, rng);
                     const std::vector<float> expected =
-                        OrderedFloatProduct(a, b, c0, s.m, s.n, s.k, ta, tb, accumulate);
+                        OrderedFmaProduct(a, b, c0, s.m, s.n, s.k, ta, tb, accumulate);
                     for (GemmIsa isa : AvailableIsas())
                     {
                         Stored c = c0;
@@ -192,6 +191,34 @@ TEST(Gemm, PortableKernelsGiveTheSameBitsOnEveryInstructionSet)
         }
     }
     EXPECT_GE(compared, 48u);
+}
+
+// Where rounding the exact product-sum first to double and then to float gives another float
+// than one rounding would: (1 + 2^-12)^2 + 2^-60 lies just above a float midpoint, but its
+// double rounding is the midpoint itself, which ties to even. The build without an FMA
+// instruction must still give std::fma's answer, as must every other.
+TEST(Gemm, PortableKernelsRoundOnceWhereDoubleRoundingWouldNot)
+{
+    const float a = 1.0f + std::ldexp(1.0f, -12);
+    const float tiny = std::ldexp(1.0f, -60);
+    const float exact = std::fma(a, a, tiny);
+    ASSERT_NE(exact, static_cast<float>(double(a) * double(a) + double(tiny)));
+    for (const float sign : {1.0f, -1.0f})
+    {
+        for (GemmIsa isa : AvailableIsas())
+        {
+            // 5 x 9 identical cases: full register tiles, lanes and the tails all see one.
+            std::vector<float> x(5, sign * a);
+            std::vector<float> y(9, a);
+            std::vector<float> c(5 * 9, sign * tiny);
+            GemmOn(isa, GemmKind::kPortable, Op::kNone, Op::kNone, 5, 9, 1, x.data(), 1, y.data(),
+                   9, c.data(), 9, true);
+            for (const float value : c)
+            {
+                ASSERT_EQ(value, std::fma(sign * a, a, sign * tiny)) << GemmIsaName(isa);
+            }
+        }
+    }
 }
 
 TEST(Gemm, GemmUsesTheActiveKernelBitForBit)

@@ -1,5 +1,7 @@
 #include "models/ns3/model/flow-network.h"
 
+#include "compression/portable-math.h"
+
 #include <ns3/double.h>
 #include <ns3/error-model.h>
 #include <ns3/log.h>
@@ -64,20 +66,20 @@ ReceiveLoss(const TransportLink& link, LinkDirection direction, uint32_t wireByt
     const double rate = std::clamp(errors->GetRate(), 0.0, 1.0);
     switch (errors->GetUnit())
     {
-    case RateErrorModel::ERROR_UNIT_BIT:
-        return 1.0 - std::pow(1.0 - rate, wireBytes * 8.0);
-    case RateErrorModel::ERROR_UNIT_BYTE:
-        return 1.0 - std::pow(1.0 - rate, wireBytes);
-    default:
-        return rate;
+        case RateErrorModel::ERROR_UNIT_BIT:
+            return 1.0 - fedran::pmath::Pow(1.0 - rate, wireBytes * 8.0);
+        case RateErrorModel::ERROR_UNIT_BYTE:
+            return 1.0 - fedran::pmath::Pow(1.0 - rate, wireBytes);
+        default:
+            return rate;
     }
 }
 
 } // namespace
 
 FlowNetwork::FlowNetwork(const TransportTopology& topology, const fedran::TcpFlowSettings& tcp)
-    : m_links(topology.links),
-      m_tcp(tcp)
+    : m_links(topology.links)
+    , m_tcp(tcp)
 {
     for (uint32_t i = 0; i < m_links.size(); ++i)
     {
@@ -316,8 +318,8 @@ FlowNetwork::Begin()
         for (uint32_t l : transfer.path)
         {
             const uint32_t f = FluidLink(l, transfer.direction);
-            share = std::min(share,
-                             m_fluid.Capacity(f) / (m_fluid.ElasticFlows(f) + m_starting[f]));
+            share =
+                std::min(share, m_fluid.Capacity(f) / (m_fluid.ElasticFlows(f) + m_starting[f]));
         }
         const fedran::SlowStartResult ss =
             fedran::SlowStart(transfer.payloadBytes, share, transfer.rtt, *transfer.cwnd, m_tcp);

@@ -1,5 +1,7 @@
 #include "models/ns3/model/lte-link.h"
 
+#include "compression/portable-math.h"
+
 #include <ns3/boolean.h>
 #include <ns3/config.h>
 #include <ns3/data-rate.h>
@@ -113,7 +115,7 @@ MakeCellLoss(const LteParams& p, double frequencyHz)
     }
     const double wavelength = kSpeedOfLight / frequencyHz;
     const double referenceLossDb =
-        20.0 * std::log10(4.0 * M_PI * p.referenceDistanceM / wavelength);
+        20.0 * fedran::pmath::Log10(4.0 * M_PI * p.referenceDistanceM / wavelength);
     Ptr<LogDistancePropagationLossModel> loss = CreateObject<LogDistancePropagationLossModel>();
     loss->SetPathLossExponent(p.exponent);
     loss->SetReference(p.referenceDistanceM, referenceLossDb);
@@ -127,7 +129,8 @@ UplinkCapacityBps(double sinrDb, uint32_t rbs)
 {
     static Ptr<LteAmc> amc = CreateObject<LteAmc>();
     const double ber = 0.00005;
-    const double s = std::log2(1.0 + std::pow(10.0, sinrDb / 10.0) / (-std::log(5.0 * ber) / 1.5));
+    const double s = fedran::pmath::Log2(1.0 + fedran::pmath::Pow(10.0, sinrDb / 10.0) /
+                                                   (-fedran::pmath::Log(5.0 * ber) / 1.5));
     const int cqi = amc->GetCqiFromSpectralEfficiency(s);
     if (cqi == 0)
     {
@@ -492,7 +495,8 @@ LteLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& c
     m_lte->Attach(ue, enb);
 
     // The SNR the path loss gives over the whole uplink band, until the eNB measures one.
-    const double noiseDbm = kThermalNoiseDbmPerHz + 10.0 * std::log10(p.bandwidthRb * 180e3) +
+    const double noiseDbm = kThermalNoiseDbmPerHz +
+                            10.0 * fedran::pmath::Log10(p.bandwidthRb * 180e3) +
                             enb->GetPhy()->GetNoiseFigure();
     const double rxDbm = m_uplinkLoss->CalcRxPower(p.ueTxPowerDbm,
                                                    client->GetObject<MobilityModel>(),
@@ -506,7 +510,7 @@ LteLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& c
                 [sinrDb, ue](uint16_t, uint16_t rnti, double sinr, uint8_t) {
                     if (rnti == ue->GetRrc()->GetRnti())
                     {
-                        *sinrDb = 10.0 * std::log10(sinr);
+                        *sinrDb = 10.0 * fedran::pmath::Log10(sinr);
                     }
                 }));
 

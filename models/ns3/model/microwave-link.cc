@@ -1,5 +1,7 @@
 #include "models/ns3/model/microwave-link.h"
 
+#include "compression/portable-math.h"
+
 #include <ns3/data-rate.h>
 #include <ns3/point-to-point-helper.h>
 
@@ -75,11 +77,13 @@ SnrFromBudget(const json& p)
 {
     const double f = p.at("frequency_ghz").get<double>();
     const double d = p.at("distance_km").get<double>();
-    const double freeSpaceDb = 92.45 + 20.0 * std::log10(f) + 20.0 * std::log10(d);
+    const double freeSpaceDb =
+        92.45 + 20.0 * fedran::pmath::Log10(f) + 20.0 * fedran::pmath::Log10(d);
     const double rxDbm = p.at("tx_power_dbm").get<double>() +
                          2.0 * p.at("antenna_gain_dbi").get<double>() - freeSpaceDb -
                          p.at("losses_db").get<double>();
-    const double noiseDbm = -174.0 + 10.0 * std::log10(p.at("bandwidth_mhz").get<double>() * 1e6) +
+    const double noiseDbm = -174.0 +
+                            10.0 * fedran::pmath::Log10(p.at("bandwidth_mhz").get<double>() * 1e6) +
                             p.at("noise_figure_db").get<double>();
     return rxDbm - noiseDbm;
 }

@@ -1,5 +1,7 @@
 #include "models/ns3/model/microwave-radio.h"
 
+#include "compression/portable-math.h"
+
 #include <ns3/double.h>
 #include <ns3/simulator.h>
 
@@ -13,19 +15,18 @@ NS_OBJECT_ENSURE_REGISTERED(MicrowaveRadio);
 TypeId
 MicrowaveRadio::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::fedran::MicrowaveRadio")
-            .SetParent<Object>()
-            .SetGroupName("Fedran")
-            .AddConstructor<MicrowaveRadio>()
-            .AddTraceSource("Snr",
-                            "SNR of the hop now, dB",
-                            MakeTraceSourceAccessor(&MicrowaveRadio::m_snrDb),
-                            "ns3::TracedValueCallback::Double")
-            .AddTraceSource("Modulation",
-                            "Index of the modulation in use (-1: out)",
-                            MakeTraceSourceAccessor(&MicrowaveRadio::m_modulation),
-                            "ns3::TracedValueCallback::Int32");
+    static TypeId tid = TypeId("ns3::fedran::MicrowaveRadio")
+                            .SetParent<Object>()
+                            .SetGroupName("Fedran")
+                            .AddConstructor<MicrowaveRadio>()
+                            .AddTraceSource("Snr",
+                                            "SNR of the hop now, dB",
+                                            MakeTraceSourceAccessor(&MicrowaveRadio::m_snrDb),
+                                            "ns3::TracedValueCallback::Double")
+                            .AddTraceSource("Modulation",
+                                            "Index of the modulation in use (-1: out)",
+                                            MakeTraceSourceAccessor(&MicrowaveRadio::m_modulation),
+                                            "ns3::TracedValueCallback::Int32");
     return tid;
 }
 
@@ -96,7 +97,7 @@ MicrowaveRadio::SetFade(double db)
     {
         const double margin = m_snrDb - m_table.At(index).snrDb;
         m_link->SetBitErrorRate(m_params.berAtThreshold *
-                                std::pow(10.0, -margin / m_params.berDecadeDb));
+                                fedran::pmath::Pow(10.0, -margin / m_params.berDecadeDb));
     }
 }
 

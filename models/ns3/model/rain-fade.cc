@@ -1,5 +1,7 @@
 #include "models/ns3/model/rain-fade.h"
 
+#include "compression/portable-math.h"
+
 #include <ns3/double.h>
 
 #include <cmath>
@@ -81,12 +83,12 @@ RainFade::Advance(Time dt)
     {
         return 0.0;
     }
-    const double rho = std::exp(-dt.GetSeconds() / m_correlation.GetSeconds());
+    const double rho = fedran::pmath::Exp(-dt.GetSeconds() / m_correlation.GetSeconds());
     if (rho < 1.0)
     {
         m_x = rho * m_x + std::sqrt(1.0 - rho * rho) * m_normal->GetValue(0.0, 1.0);
     }
-    return m_medianDb * std::exp(m_sigma * m_x);
+    return m_medianDb * fedran::pmath::Exp(m_sigma * m_x);
 }
 
 int64_t
