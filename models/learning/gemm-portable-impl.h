@@ -8,7 +8,8 @@
 // and is compiled with -ffp-contract=off (models/learning/CMakeLists.txt).
 //
 // Why the same bits on every instruction set: each element of c is computed as
-//     c[i][j] = fma(a[i][k-1], b[k-1][j], ... fma(a[i][1], b[1][j], fma(a[i][0], b[0][j], c[i][j])))
+//     c[i][j] = fma(a[i][k-1], b[k-1][j], ... fma(a[i][1], b[1][j], fma(a[i][0], b[0][j],
+//     c[i][j])))
 // one fused multiply-add (a single rounding) per term, in increasing order of the depth
 // index, whatever the vector width. Vectors only run along j, so a lane holds one element and
 // never meets another element's sum. AVX2 and AVX-512 have the FMA instruction; SSE2 does not,
@@ -101,8 +102,8 @@ struct Panel
     {
         if (floats > size)
         {
-            data.reset(static_cast<float*>(::operator new[](floats * sizeof(float),
-                                                            std::align_val_t{64})));
+            data.reset(static_cast<float*>(
+                ::operator new[](floats * sizeof(float), std::align_val_t{64})));
             size = floats;
         }
         return data.get();
@@ -131,6 +132,40 @@ struct Operands
     }
 };
 
+typedef float Vec8 __attribute__((vector_size(8 * sizeof(float))));
+typedef int Mask8 __attribute__((vector_size(8 * sizeof(int))));
+
+/// r[i][q] becomes r[q][i]: unpack pairs, then quads, then the two 128-bit halves.
+inline void
+Transpose8x8(Vec8 (&r)[8])
+{
+    const Mask8 unpackLo{0, 8, 1, 9, 4, 12, 5, 13};
+    const Mask8 unpackHi{2, 10, 3, 11, 6, 14, 7, 15};
+    const Mask8 pairsLo{0, 1, 8, 9, 4, 5, 12, 13};
+    const Mask8 pairsHi{2, 3, 10, 11, 6, 7, 14, 15};
+    const Mask8 halvesLo{0, 1, 2, 3, 8, 9, 10, 11};
+    const Mask8 halvesHi{4, 5, 6, 7, 12, 13, 14, 15};
+    Vec8 t[8];
+    for (size_t i = 0; i < 8; i += 2)
+    {
+        t[i] = __builtin_shuffle(r[i], r[i + 1], unpackLo);
+        t[i + 1] = __builtin_shuffle(r[i], r[i + 1], unpackHi);
+    }
+    Vec8 u[8];
+    for (size_t i = 0; i < 8; i += 4)
+    {
+        u[i] = __builtin_shuffle(t[i], t[i + 2], pairsLo);
+        u[i + 1] = __builtin_shuffle(t[i], t[i + 2], pairsHi);
+        u[i + 2] = __builtin_shuffle(t[i + 1], t[i + 3], pairsLo);
+        u[i + 3] = __builtin_shuffle(t[i + 1], t[i + 3], pairsHi);
+    }
+    for (size_t q = 0; q < 4; ++q)
+    {
+        r[q] = __builtin_shuffle(u[q], u[q + 4], halvesLo);
+        r[q + 4] = __builtin_shuffle(u[q], u[q + 4], halvesHi);
+    }
+}
+
 /// Columns j0 .. j0 + width of op(b), every depth, nr floats a depth, zero beyond `width`.
 /// Packing only moves floats, so its loop order is free: it follows the stored layout, whose
 /// reads are then contiguous (a transposed b is read row by row, one panel column each).
@@ -141,9 +176,23 @@ PackPanel(const Operands& op, size_t k, size_t j0, size_t width, size_t nr, floa
     {
         for (size_t p = 0; p < k; ++p)
         {
+            // Vector-sized copies: a copy of a run-time length compiles to `rep movs`, whose
+            // start-up costs more than these short rows.
             float* row = panel + p * nr;
-            std::memcpy(row, op.b + p * op.ldb + j0, width * sizeof(float));
-            std::fill(row + width, row + nr, 0.0f);
+            const float* src = op.b + p * op.ldb + j0;
+            size_t jj = 0;
+            for (; jj + kLanes <= width; jj += kLanes)
+            {
+                std::memcpy(row + jj, src + jj, sizeof(Vec));
+            }
+            for (; jj < width; ++jj)
+            {
+                row[jj] = src[jj];
+            }
+            for (; jj < nr; ++jj)
+            {
+                row[jj] = 0.0f;
+            }
         }
         return;
     }
@@ -154,25 +203,32 @@ PackPanel(const Operands& op, size_t k, size_t j0, size_t width, size_t nr, floa
             std::fill(panel + p * nr + width, panel + (p + 1) * nr, 0.0f);
         }
     }
-    // Blocks of 8 depths keep the 8 panel rows being written in cache while each stored row
-    // of b is read along its length.
-    constexpr size_t kDepthBlock = 8;
-    size_t p0 = 0;
-    for (; p0 + kDepthBlock <= k; p0 += kDepthBlock)
+    // 8 x 8 blocks: eight stored rows of b (panel columns jj..jj+7), eight depths each, are
+    // transposed in registers and stored as eight panel rows. The rest one float at a time.
+    constexpr size_t kBlock = 8;
+    const size_t fullDepth = k / kBlock * kBlock;
+    const size_t fullWidth = width / kBlock * kBlock;
+    for (size_t jj = 0; jj < fullWidth; jj += kBlock)
     {
-        for (size_t jj = 0; jj < width; ++jj)
+        const float* src = op.b + (j0 + jj) * op.ldb;
+        for (size_t p = 0; p < fullDepth; p += kBlock)
         {
-            const float* src = op.b + (j0 + jj) * op.ldb + p0;
-            float* dst = panel + p0 * nr + jj;
-            for (size_t q = 0; q < kDepthBlock; ++q)
+            Vec8 r[kBlock];
+            for (size_t q = 0; q < kBlock; ++q)
             {
-                dst[q * nr] = src[q];
+                std::memcpy(&r[q], src + q * op.ldb + p, sizeof(Vec8));
+            }
+            Transpose8x8(r);
+            for (size_t q = 0; q < kBlock; ++q)
+            {
+                std::memcpy(panel + (p + q) * nr + jj, &r[q], sizeof(Vec8));
             }
         }
     }
     for (size_t jj = 0; jj < width; ++jj)
     {
-        for (size_t p = p0; p < k; ++p)
+        const size_t from = jj < fullWidth ? fullDepth : 0;
+        for (size_t p = from; p < k; ++p)
         {
             panel[p * nr + jj] = op.b[(j0 + jj) * op.ldb + p];
         }
@@ -224,7 +280,13 @@ Tile(const Operands& op,
 /// Every row of c against one packed panel of Vecs vectors, chunk by chunk of depth.
 template<size_t Vecs>
 void
-Panel(const Operands& op, size_t m, size_t k, const float* panel, float* c, size_t ldc, size_t j0,
+Panel(const Operands& op,
+      size_t m,
+      size_t k,
+      const float* panel,
+      float* c,
+      size_t ldc,
+      size_t j0,
       size_t width)
 {
     for (size_t p0 = 0; p0 < k; p0 += kKc)
