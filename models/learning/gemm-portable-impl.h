@@ -251,8 +251,16 @@ Tile(const Operands& op,
 {
     constexpr size_t nr = Vecs * kLanes;
     Vec acc[Rows][Vecs];
+    // A full-width tile moves c straight to and from the registers; a narrow one through a
+    // zero-padded buffer (this matters where the depth is short: a convolution's 25).
+    const bool full = width == nr;
     for (size_t r = 0; r < Rows; ++r)
     {
+        if (full)
+        {
+            std::memcpy(acc[r], c + (i + r) * ldc + j0, sizeof(acc[r]));
+            continue;
+        }
         float lanes[nr] = {};
         std::memcpy(lanes, c + (i + r) * ldc + j0, width * sizeof(float));
         std::memcpy(acc[r], lanes, sizeof(lanes));
@@ -271,6 +279,11 @@ Tile(const Operands& op,
     }
     for (size_t r = 0; r < Rows; ++r)
     {
+        if (full)
+        {
+            std::memcpy(c + (i + r) * ldc + j0, acc[r], sizeof(acc[r]));
+            continue;
+        }
         float lanes[nr];
         std::memcpy(lanes, acc[r], sizeof(lanes));
         std::memcpy(c + (i + r) * ldc + j0, lanes, width * sizeof(float));
