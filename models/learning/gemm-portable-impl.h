@@ -31,7 +31,7 @@
 #include <memory>
 #include <new>
 
-#if defined(__AVX512F__) || defined(__FMA__)
+#if defined(__AVX512F__) || defined(__FMA__) || defined(__SSE2__)
 #    include <immintrin.h>
 #endif
 
@@ -49,6 +49,34 @@ constexpr size_t kKc = 256;            ///< depth of one chunk of the packed pan
 
 typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
 
+typedef double Wide2 __attribute__((vector_size(2 * sizeof(double))));
+typedef int64_t WideBits2 __attribute__((vector_size(2 * sizeof(double))));
+typedef float Pair __attribute__((vector_size(2 * sizeof(float))));
+
+/// p + c in double, rounded to odd: truncated, then its last bit set when the addition was
+/// inexact. Rounding that to float gives p + c rounded once, for p exact in double (a product
+/// of two floats), because double carries more than twice float's 24 bits plus two.
+inline Wide2
+SumRoundedToOdd(Wide2 p, Wide2 c)
+{
+    const Wide2 s = p + c;
+    // Knuth's two-sum: s + e == p + c exactly. NaN and inf inputs leave e NaN: no change.
+    const Wide2 pv = s - c;
+    const Wide2 e = (p - pv) + (c - (s - pv));
+    const WideBits2 above = e > 0.0;
+    const WideBits2 below = e < 0.0;
+    const WideBits2 inexact = above | below;
+    // s was rounded away from zero when the error points back towards zero: one step back
+    // (the bits of a double order like its magnitude) truncates it.
+    const WideBits2 roundedAway = inexact & ~((above & (s > 0.0)) | (below & (s < 0.0)));
+    WideBits2 bits;
+    std::memcpy(&bits, &s, sizeof bits);
+    bits = (bits + roundedAway) | (inexact & 1);
+    Wide2 odd;
+    std::memcpy(&odd, &bits, sizeof odd);
+    return odd;
+}
+
 /// fma(b, x, acc) in every lane: b * x + acc with one rounding.
 inline Vec
 FusedMultiplyAdd(Vec b, float x, Vec acc)
@@ -60,27 +88,33 @@ FusedMultiplyAdd(Vec b, float x, Vec acc)
 #elif FEDRAN_GEMM_LANES == 4 && defined(__FMA__)
     return Vec(_mm_fmadd_ps(__m128(b), _mm_set1_ps(x), __m128(acc)));
 #else
-    // No FMA instruction: the product of two floats is exact in double, and the double sum
-    // rounded to odd (its last bit set when the addition was inexact) rounds to the correctly
-    // rounded float, because double carries more than twice float's 24 bits plus two.
-    typedef double Wide __attribute__((vector_size(kLanes * sizeof(double))));
-    typedef int64_t WideBits __attribute__((vector_size(kLanes * sizeof(double))));
-    const Wide p = __builtin_convertvector(b, Wide) * double(x);
-    const Wide c = __builtin_convertvector(acc, Wide);
-    const Wide s = p + c;
-    // Knuth's two-sum: s + e == p + c exactly. NaN and inf inputs leave e NaN: no change.
-    const Wide pv = s - c;
-    const Wide e = (p - pv) + (c - (s - pv));
-    WideBits bits;
-    std::memcpy(&bits, &s, sizeof bits);
-    const WideBits inexact = (e < 0.0) | (e > 0.0);
-    const WideBits even = (bits & 1) == 0;
-    // One ulp towards e: away from zero when e has the sum's sign, else towards zero.
-    const WideBits away = (e > 0.0) == (s > 0.0);
-    bits += inexact & even & ((away & 2) - 1);
-    Wide odd;
-    std::memcpy(&odd, &bits, sizeof odd);
-    return __builtin_convertvector(odd, Vec);
+    // No FMA instruction: the product of two floats is exact in double, and their sum is
+    // rounded to odd there (SumRoundedToOdd), then once to float. Two doubles at a time: one
+    // SSE2 register (wider generic vectors would be compared lane by lane).
+#    if FEDRAN_GEMM_LANES == 4 && defined(__SSE2__)
+    const __m128 b4 = __m128(b);
+    const __m128 c4 = __m128(acc);
+    const __m128d xx = _mm_set1_pd(double(x));
+    const Wide2 lo =
+        SumRoundedToOdd(Wide2(_mm_mul_pd(_mm_cvtps_pd(b4), xx)), Wide2(_mm_cvtps_pd(c4)));
+    const Wide2 hi = SumRoundedToOdd(Wide2(_mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(b4, b4)), xx)),
+                                     Wide2(_mm_cvtps_pd(_mm_movehl_ps(c4, c4))));
+    return Vec(_mm_movelh_ps(_mm_cvtpd_ps(__m128d(lo)), _mm_cvtpd_ps(__m128d(hi))));
+#    else
+    Vec out;
+    for (size_t h = 0; h < kLanes; h += 2)
+    {
+        const Pair bh{b[h], b[h + 1]};
+        const Pair ch{acc[h], acc[h + 1]};
+        const Pair r =
+            __builtin_convertvector(SumRoundedToOdd(__builtin_convertvector(bh, Wide2) * double(x),
+                                                    __builtin_convertvector(ch, Wide2)),
+                                    Pair);
+        out[h] = r[0];
+        out[h + 1] = r[1];
+    }
+    return out;
+#    endif
 #endif
 }
 
