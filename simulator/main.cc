@@ -87,7 +87,6 @@ struct RunOptions
 fedran::RunEstimate
 EstimateOrRefuse(const fedran::ScenarioConfig& config,
                  const ns3::FlExperiment& experiment,
-                 unsigned threads,
                  const std::optional<std::string>& memoryLimit)
 {
     std::optional<uint64_t> limit;
@@ -95,7 +94,7 @@ EstimateOrRefuse(const fedran::ScenarioConfig& config,
     {
         limit = fedran::ParseMemorySize(*memoryLimit, "--memory-limit");
     }
-    fedran::RunEstimate estimate = fedran::EstimateRun(config, experiment.Task(), threads, limit);
+    fedran::RunEstimate estimate = fedran::EstimateRun(config, experiment.Task(), limit);
     fedran::CheckRunEstimate(estimate);
     return estimate;
 }
@@ -116,7 +115,7 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
     ns3::FlExperiment experiment(config, options.threads);
     experiment.Prepare();
     const fedran::RunEstimate estimate =
-        EstimateOrRefuse(config, experiment, options.threads, runOptions.memoryLimit);
+        EstimateOrRefuse(config, experiment, runOptions.memoryLimit);
     folder.RemovePreviousRun();
 
     ns3::ProgressReporter progress(stderr,
@@ -221,7 +220,7 @@ ValidateCommand(const CommonOptions& options, const std::optional<std::string>& 
     ns3::FlExperiment experiment(config);
     experiment.Prepare();
     const fedran::RunEstimate estimate =
-        EstimateOrRefuse(config, experiment, options.threads, memoryLimit);
+        EstimateOrRefuse(config, experiment, memoryLimit);
     std::printf("%s: valid (%u clients in %zu groups, %u rounds, %zu training examples)\n"
                 "estimate: %s\n",
                 options.scenarioFile.c_str(),

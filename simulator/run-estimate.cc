@@ -12,7 +12,6 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
-#include <thread>
 
 namespace fedran
 {
@@ -23,14 +22,28 @@ namespace
 /// Tensors up to this many elements are encoded at their own shape.
 constexpr uint64_t kExactElements = 1u << 20;
 
-// Memory coefficients, measured with /usr/bin/time -v on the shipped scenarios and on
-// quickstart variants with larger models (docs/reliability.md has the table and commands).
-constexpr uint64_t kBaseBytes = 120ull << 20;   ///< fedran, ns-3 and their libraries, idle
-constexpr double kServerModelCopies = 6.0;      ///< global, scratch, result, optimizer, encodings
-constexpr double kClientModelCopies = 1.0;      ///< each client's copy of the model
-constexpr double kTrainingModelCopies = 3.0;    ///< per thread: parameters, gradient, step
-constexpr double kInFlightCopies = 2.0;         ///< a frame at its sender and at its receiver
-constexpr uint64_t kPerClientBytes = 96u << 10; ///< a client's node, sockets and session
+// Memory coefficients, fitted to peak RSS (/usr/bin/time -v) of synthetic-data runs with MLPs
+// of 0.6 k, 1.07 M and 4.1 M parameters at 5 and 10 clients a round, and checked on the
+// shipped scenarios (docs/reliability.md has both tables and the commands).
+constexpr uint64_t kBaseBytes = 40ull << 20; ///< fedran, ns-3 and their libraries, idle
+/// The server's and the round's model-sized buffers: global model, scratch, result, optimizer
+/// state, encoded model, and what the allocator keeps of the round's freed buffers.
+constexpr double kServerModelCopies = 25.0;
+/// Per client in a round: received model, training copy, gradient, update and its encoding.
+constexpr double kSelectedModelCopies = 4.0;
+/// Per client in a round with the TCP transport: the frames in its sockets' send and receive
+/// buffers (each 4 MiB, network-topology.cc), both ways.
+constexpr double kSocketFrameCopies = 2.25;
+constexpr uint64_t kSocketBufferBytes = 4u << 20;
+/// A client's node, stack, sockets, session and codec objects (docs/performance.md: 55-87 kB a
+/// site at 1,000 and 10,000 sites).
+constexpr uint64_t kPerClientBytes = 80u << 10;
+/// What the allocator keeps of freed round buffers grows with the rounds (fragmentation; the
+/// heap is trimmed only above 256 MiB free, main.cc): measured from 0.2 to 1.15 models per
+/// client and round between 2 and 100 rounds; 0.55, up to the larger of 384 MiB and 100 models.
+constexpr double kRetainedModelsPerClientRound = 0.55;
+constexpr double kRetainedCapModels = 100.0;
+constexpr uint64_t kRetainedCapBytes = 384ull << 20;
 
 /// A random update of `layout`'s shape (a trained update's scale; its values barely matter
 /// to the sizes, except to entropy-coded codecs, for which it is a typical case).
@@ -284,7 +297,6 @@ ParseMemorySize(const std::string& text, const std::string& option)
 RunEstimate
 EstimateRun(const ScenarioConfig& config,
             const FederatedTask& task,
-            unsigned threads,
             std::optional<uint64_t> memoryLimit)
 {
     RunEstimate estimate;
@@ -326,23 +338,26 @@ EstimateRun(const ScenarioConfig& config,
                   data.test.y.size() +
                   data.train.Size() * sizeof(uint32_t); // the partition's indices
     memory.server = static_cast<uint64_t>(kServerModelCopies * model);
-    uint64_t clients = config.TotalClients();
-    // An error-feedback residual (or another codec state) is one more model per client.
+    const uint64_t clients = config.TotalClients();
+    // An error-feedback or dgc residual stays with every client between its rounds.
     const std::string uplinkText = config.uplinkCodec.dump();
-    const double clientCopies =
-        kClientModelCopies + (uplinkText.find("error_feedback") != std::string::npos ||
-                                      uplinkText.find("\"dgc\"") != std::string::npos
-                                  ? 1.0
-                                  : 0.0);
-    memory.clients =
-        static_cast<uint64_t>(double(clients) * (clientCopies * model)) + clients * kPerClientBytes;
-    const unsigned workers = std::min<unsigned>(
-        threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads,
-        std::max<uint32_t>(1, config.server.clientsPerRound));
-    memory.training = static_cast<uint64_t>(double(workers) * kTrainingModelCopies * model);
-    memory.inFlight =
-        static_cast<uint64_t>(kInFlightCopies * double(config.server.clientsPerRound) *
-                              double(uplinkBytes + downlinkBytes));
+    const bool residual = uplinkText.find("error_feedback") != std::string::npos ||
+                          uplinkText.find("\"dgc\"") != std::string::npos;
+    memory.clients = clients * kPerClientBytes +
+                     (residual ? static_cast<uint64_t>(double(clients) * model) : 0);
+    double sockets = 0.0;
+    if (config.network.transport == "tcp")
+    {
+        sockets = kSocketFrameCopies *
+                  double(std::min<uint64_t>(uplinkBytes, kSocketBufferBytes) +
+                         std::min<uint64_t>(downlinkBytes, kSocketBufferBytes));
+    }
+    memory.inFlight = static_cast<uint64_t>(double(config.server.clientsPerRound) *
+                                            (kSelectedModelCopies * model + sockets));
+    const double retained = kRetainedModelsPerClientRound * model *
+                            double(config.server.clientsPerRound) * double(config.rounds);
+    memory.retained = static_cast<uint64_t>(
+        std::min(retained, std::max(double(kRetainedCapBytes), kRetainedCapModels * model)));
     MemoryLimit(memoryLimit, estimate);
     return estimate;
 }
@@ -391,8 +406,8 @@ RunEstimate::ToJson() const
                       {"data", memory.data},
                       {"server", memory.server},
                       {"clients", memory.clients},
-                      {"training", memory.training},
-                      {"in_flight", memory.inFlight}};
+                      {"in_round", memory.inFlight},
+                      {"allocator_retained", memory.retained}};
     json["memory_limit_bytes"] = memoryLimit;
     json["memory_limit_source"] = memoryLimitSource;
     return json;

@@ -38,14 +38,14 @@ struct RunEstimate
     {
         uint64_t base = 0;     ///< the process with ns-3 and its libraries
         uint64_t data = 0;     ///< training and test examples
-        uint64_t server = 0;   ///< the server's model-sized buffers
-        uint64_t clients = 0;  ///< every client's model copy and codec state
-        uint64_t training = 0; ///< per training thread: gradients and activations
-        uint64_t inFlight = 0; ///< encoded updates and models held while they travel
+        uint64_t server = 0;   ///< the server's and the round's model-sized buffers
+        uint64_t clients = 0;  ///< every client's node, sockets, session and residual
+        uint64_t inFlight = 0; ///< per client in a round: its model copies and socket buffers
+        uint64_t retained = 0; ///< freed buffers the allocator keeps, growing with the rounds
 
         uint64_t Total() const
         {
-            return base + data + server + clients + training + inFlight;
+            return base + data + server + clients + inFlight + retained;
         }
     } memory;
     uint64_t memoryLimit = 0;
@@ -61,12 +61,10 @@ struct RunEstimate
  * Estimates `config`'s needs once its task is prepared (the data loaded, nothing trained).
  * Frame sizes come from encoding a random update of the model's shape with each codec
  * (tensors above 2^20 elements at two smaller scales, extrapolated); memory from the model,
- * client and data sizes with coefficients measured on the shipped scenarios.
- * `threads`: training threads (0: the hardware's).
+ * client and data sizes with coefficients fitted to measured peak RSS.
  */
 RunEstimate EstimateRun(const ScenarioConfig& config,
                         const FederatedTask& task,
-                        unsigned threads,
                         std::optional<uint64_t> memoryLimit);
 
 /// Throws ScenarioError (exit 2) for a frame over the limit or memory above the limit, with
