@@ -28,11 +28,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <exception>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <malloc.h>
 #include <optional>
@@ -175,11 +173,6 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                     ns3::HumanBytes(totals.downlinkWireBytes).c_str(),
                     wall,
                     config.outputDir.c_str());
-        if (std::fflush(stdout) != 0)
-        {
-            throw std::runtime_error(std::string("cannot write to stdout: ") +
-                                     std::strerror(errno));
-        }
         return 0;
     }
     catch (const std::exception& e)
@@ -219,8 +212,7 @@ ValidateCommand(const CommonOptions& options, const std::optional<std::string>& 
     fedran::ScenarioConfig config = LoadConfig(options);
     ns3::FlExperiment experiment(config);
     experiment.Prepare();
-    const fedran::RunEstimate estimate =
-        EstimateOrRefuse(config, experiment, memoryLimit);
+    const fedran::RunEstimate estimate = EstimateOrRefuse(config, experiment, memoryLimit);
     std::printf("%s: valid (%u clients in %zu groups, %u rounds, %zu training examples)\n"
                 "estimate: %s\n",
                 options.scenarioFile.c_str(),
