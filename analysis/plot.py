@@ -31,6 +31,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import run_outputs  # noqa: E402  (a run folder's record of its files)
 import trace_schema  # noqa: E402  (the traces' column table)
 
 PROG = "plot"
@@ -170,10 +171,16 @@ def add_legend(fig, ax, count):
                   borderaxespad=0)
 
 
+# The folder plotted: a run's folder records the figures written into it (run_outputs.py).
+PLOTTED_FOLDER = None
+
+
 def save(fig, out_dir, stem, formats, written):
     fig.tight_layout()
     for fmt in formats:
         path = os.path.join(out_dir, f"{stem}.{fmt}")
+        if PLOTTED_FOLDER:
+            run_outputs.record(PLOTTED_FOLDER, [path])
         fig.savefig(path, dpi=120, bbox_inches="tight")
         written.append(path)
     plt.close(fig)
@@ -384,6 +391,8 @@ def main():
     if bad or not formats:
         fail(f"--formats: unknown format(s) {', '.join(bad) or '(none)'}; use png, pdf, svg")
     title, frame, runs = load(args.folder)
+    global PLOTTED_FOLDER
+    PLOTTED_FOLDER = args.folder
     out_dir = args.out or os.path.join(args.folder, "plots")
     os.makedirs(out_dir, exist_ok=True)
 

@@ -28,6 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import plot  # noqa: E402  (analysis/plot.py: the shared trace reading)
+import run_outputs  # noqa: E402  (analysis/run_outputs.py: the run folder's record)
 import plot_timeline  # noqa: E402  (run names, reading a run's traces)
 
 plot.PROG = "plot_controller"
@@ -154,6 +155,7 @@ def main():
     fig.suptitle(f"{plot_timeline.run_name(args.run_dir)}: controller decisions per client group")
     fig.tight_layout()
     out = args.out or os.path.join(args.run_dir, "controller.png")
+    run_outputs.record(args.run_dir, [out])  # before writing: see run_outputs.py
     fig.savefig(out, dpi=110)
     print(f"plot written to {out}")
     if args.data:

@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import plot  # noqa: E402  (analysis/plot.py: the shared trace reading and units)
+import run_outputs  # noqa: E402  (analysis/run_outputs.py: the run folder's record)
 
 plot.PROG = "plot_run"
 REQUIRED = plot.trace_schema.require("rounds.csv", ["round", "sim_time_s", "test_accuracy",
@@ -54,6 +55,7 @@ def main():
     fig.suptitle(f"{name}: {len(rounds)} rounds, final accuracy "
                  f"{rounds['test_accuracy'].iloc[-1]:.3f}")
     fig.tight_layout()
+    run_outputs.record(args.run_dir, [out])  # before writing: see run_outputs.py
     fig.savefig(out, dpi=120)
     print(f"plot written to {out}")
 

@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 import plot  # noqa: E402  (analysis/plot.py: the shared trace reading)
+import run_outputs  # noqa: E402  (analysis/run_outputs.py: the run folder's record)
 
 plot.PROG = "plot_timeline"
 SNR_FLOOR_DB = -10
@@ -164,6 +165,7 @@ def main():
                  f"grey lines: rounds' ends)")
     fig.tight_layout()
     out = args.out or os.path.join(args.run_dir, "timeline.png")
+    run_outputs.record(args.run_dir, [out])  # before writing: see run_outputs.py
     fig.savefig(out, dpi=110)
     print(f"plot written to {out}")
 

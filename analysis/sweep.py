@@ -23,8 +23,9 @@ all its overrides, and the seed, so the same sweep file always gives the same id
 
 A run whose run.json says "completed" is finished and is skipped when the sweep runs again;
 failed runs, killed ones (run.json still "running") and interrupted ones ("interrupted") are
-run again. Exit status: 0 all runs finished, 1 some failed,
-2 bad input, 130 interrupted.
+run again. Before any run starts (and with --dry-run), every run still to run is checked
+with `fedran validate`; if any would fail, the sweep exits 2 listing them and starts none.
+Exit status: 0 all runs finished, 1 some failed, 2 bad input, 130 interrupted.
 
 The work is split over modules next to this file: sweep_plan.py (sweep files, run ids),
 sweep_run.py (one run's process and result, progress), sweep_local.py and sweep_slurm.py (the
@@ -42,6 +43,7 @@ from sweep_plan import BadInput, column_value, expand, load_sweep, short_names, 
 from sweep_run import (PROG, Progress, fail, failure_line, is_finished, on_sigterm, read_json,
                        write_atomic, write_json)
 from sweep_slurm import run_one, slurm_submit, slurm_wait
+from sweep_validate import slurm_memory, validate_runs
 import trace_schema
 
 DEFAULT_TARGETS = "0.7,0.8"
@@ -216,19 +218,31 @@ def sweep_main(argv):
             raise BadInput("--cpus-per-task: must be at least 1")
         if not args.out and not args.dry_run:
             raise BadInput("--out: required (the sweep folder)")
-        if not args.dry_run and (not args.fedran or not os.access(args.fedran, os.X_OK)):
-            raise BadInput(f"--fedran: '{args.fedran}' is not an executable (build it first)")
+        if not args.fedran or not os.access(args.fedran, os.X_OK):
+            raise BadInput(f"--fedran: '{args.fedran}' is not an executable (build it first; "
+                           f"every run is validated with it before any starts)")
     except BadInput as e:
         fail(f"{args.sweep_file}: {e}")
     runs = expand(sweep)
     out_dir = os.path.abspath(args.out) if args.out else None
+    fedran = os.path.abspath(args.fedran)
+    todo = [r for r in runs
+            if not (out_dir and is_finished(os.path.join(out_dir, "runs", r["id"])))]
+    # Every run still to run is validated before any starts (and before any folder is made):
+    # a bad key or value in the grid is reported for all its runs at once.
+    memory = slurm_memory(args.mem) if args.backend == "slurm" else None
+    refused = validate_runs(fedran, sweep["scenario"], todo, args.jobs, memory)
+    if refused:
+        print(f"{PROG}: {len(refused)} of {len(todo)} runs to run would fail; none was "
+              f"started:", file=sys.stderr)
+        for run, problem in refused:
+            print(f"  {run['id']}: {problem}", file=sys.stderr)
+        return 2
     if args.dry_run:
         print_dry_run(out_dir, sweep, runs, args.json)
         return 0
 
-    fedran = os.path.abspath(args.fedran)
     prepare(out_dir, sweep, runs, fedran, args.sweep_file)
-    todo = [r for r in runs if not is_finished(os.path.join(out_dir, "runs", r["id"]))]
     print(f"{PROG}: {sweep['name']}: {len(runs)} runs, {len(runs) - len(todo)} already "
           f"finished, {len(todo)} to run ({args.backend})", file=sys.stderr)
     progress = Progress(len(runs), len(runs) - len(todo))

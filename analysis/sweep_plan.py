@@ -7,8 +7,11 @@ import itertools
 import json
 import os
 import re
+import stat
 
 SWEEP_KEYS = ("name", "scenario", "set", "grid", "zip", "seeds")
+# A sweep file is read whole; a real one is a few kB (the same limit as fedran's scenarios).
+SWEEP_FILE_LIMIT = 16 << 20
 
 
 class BadInput(Exception):
@@ -32,13 +35,36 @@ def check_values(field, values, distinct=True):
         raise BadInput(f"{field}: lists the same value twice")
 
 
+def read_input_file(path, limit, what):
+    """The text of `path`, a regular file of at most `limit` bytes. A FIFO, a device (such as
+    /dev/zero) or a folder is refused at once (opened without blocking, then checked), never
+    read forever."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read: {e.strerror}")
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            kind = ("a directory" if stat.S_ISDIR(info.st_mode) else
+                    "a FIFO" if stat.S_ISFIFO(info.st_mode) else
+                    "a character device" if stat.S_ISCHR(info.st_mode) else
+                    "a block device" if stat.S_ISBLK(info.st_mode) else "a special file")
+            raise BadInput(f"{path}: is {kind}, not a {what}")
+        data = f.read(limit + 1)
+        if info.st_size > limit or len(data) > limit:
+            raise BadInput(f"{path}: is larger than {limit >> 20} MiB; a {what} is read up to "
+                           f"{limit >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"{path}: not UTF-8 text (byte {e.start})")
+
+
 def load_sweep(sweep_file):
     """Reads and checks a sweep file; returns it with the scenario path made absolute."""
     try:
-        with open(sweep_file) as f:
-            sweep = json.load(f)
-    except OSError as e:
-        raise BadInput(f"{sweep_file}: cannot read: {e.strerror}")
+        sweep = json.loads(read_input_file(sweep_file, SWEEP_FILE_LIMIT, "sweep file"))
     except json.JSONDecodeError as e:
         raise BadInput(f"{sweep_file}: line {e.lineno} column {e.colno}: {e.msg}")
     if not isinstance(sweep, dict):

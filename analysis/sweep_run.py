@@ -50,9 +50,22 @@ def is_finished(run_dir):
     return "result" in manifest
 
 
+def run_status(run_dir):
+    """run.json's status, or None without a readable one."""
+    try:
+        return read_json(os.path.join(run_dir, "run.json")).get("status")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def fedran_command(params, run_dir, threads):
     command = [params["fedran"], "run", params["scenario"], "--out", run_dir,
                "--seed", str(params["seed"]), "--threads", str(threads)]
+    if run_status(run_dir) == "interrupted":
+        # fedran keeps an interrupted run unless told; the sweep runs it again by design.
+        # (A completed run is never started again, and a killed or failed one fedran
+        # replaces by itself.)
+        command.append("--overwrite")
     for path, value in params["overrides"].items():
         command += ["--set", f"{path}={json.dumps(value)}"]
     return command
@@ -61,9 +74,10 @@ def fedran_command(params, run_dir, threads):
 def start_run(run_dir, threads):
     """Starts `fedran run` for one run folder; returns the process."""
     params = read_json(os.path.join(run_dir, "params.json"))
-    for stale in ("failed.json", "run.json"):
-        if os.path.exists(os.path.join(run_dir, stale)):
-            os.remove(os.path.join(run_dir, stale))
+    # The sweep's own record of the last attempt; the previous run's files are fedran's to
+    # replace (it removes those its outputs.txt lists).
+    if os.path.exists(os.path.join(run_dir, "failed.json")):
+        os.remove(os.path.join(run_dir, "failed.json"))
     command = fedran_command(params, run_dir, threads)
     with open(os.path.join(run_dir, "stdout.txt"), "w") as out, \
             open(os.path.join(run_dir, "stderr.txt"), "w") as err:

@@ -71,7 +71,8 @@ def synthetic():
 
 def run(fedran, scenario_path, out, transport, rounds, extra):
     os.makedirs(out, exist_ok=True)
-    cmd = [fedran, "run", scenario_path, "--out", out, "--quiet", "--threads", "1",
+    # --overwrite: running the comparison again replaces its own runs (and only their files).
+    cmd = [fedran, "run", scenario_path, "--out", out, "--quiet", "--overwrite", "--threads", "1",
            "--set", f"network.transport=\"{transport}\"", "--set", f"rounds={rounds}"] + extra
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:

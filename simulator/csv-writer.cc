@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -18,7 +19,7 @@ CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& co
 {
     if (m_fd < 0)
     {
-        throw std::runtime_error("cannot write " + path);
+        throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
     }
     if (columns.empty())
     {
@@ -144,7 +145,9 @@ CsvWriter::Flush()
         }
         if (n <= 0)
         {
-            throw std::runtime_error("error writing " + m_path);
+            // A full disk, a quota, an I/O error: the run ends (exit 1) naming the file.
+            throw std::runtime_error("cannot write " + m_path + ": " +
+                                     std::strerror(n == 0 ? EIO : errno));
         }
         done += static_cast<size_t>(n);
     }
@@ -157,7 +160,7 @@ CsvWriter::Sync()
     Flush();
     if (::fsync(m_fd) != 0)
     {
-        throw std::runtime_error("error syncing " + m_path);
+        throw std::runtime_error("cannot sync " + m_path + ": " + std::strerror(errno));
     }
 }
 

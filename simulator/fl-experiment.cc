@@ -16,6 +16,7 @@
 #include "simulator/link-sampler.h"
 #include "simulator/packet-capture.h"
 #include "simulator/network-topology.h"
+#include "simulator/output-folder.h"
 #include "simulator/stop-signals.h"
 #include "simulator/trace-schema.h"
 
@@ -285,6 +286,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
         clients.push_back(DynamicCast<FlClientApp>(app.Get(0)));
         groupNames.push_back(m_config.groups[m_clientGroup[i]].name);
     }
+    fedran::RecordOutputFile(outDir, "partition.csv");
     fedran::WritePartitionCsv(outDir + "/partition.csv",
                               m_task->partition,
                               m_task->data->train.y,

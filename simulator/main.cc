@@ -1,8 +1,8 @@
 // fedran: command-line entry point.
 //
 //   fedran run SCENARIO.json [--out DIR] [--seed N] [--set PATH=VALUE]... [--threads N]
-//              [--quiet] [--fast-math-kernels]
-//   fedran validate SCENARIO.json [--set PATH=VALUE]...
+//              [--quiet] [--fast-math-kernels] [--overwrite] [--memory-limit SIZE]
+//   fedran validate SCENARIO.json [--set PATH=VALUE]... [--memory-limit SIZE]
 //   fedran codec --spec JSON --input IN.f32 [--shape R,C] [--seed N] [--payload OUT.bin]
 //                [--decoded OUT.f32]
 //   fedran codec --decode --spec JSON --payload IN.bin --shape R,C --decoded OUT.f32
@@ -20,7 +20,9 @@
 #include "simulator/codec-command.h"
 #include "simulator/fl-experiment.h"
 #include "simulator/libm-pinning.h"
+#include "simulator/output-folder.h"
 #include "simulator/progress-reporter.h"
+#include "simulator/run-estimate.h"
 #include "simulator/run-manifest.h"
 #include "simulator/scenario/scenario.h"
 #include "simulator/stop-signals.h"
@@ -29,7 +31,7 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
+#include <exception>
 #include <iostream>
 #include <malloc.h>
 #include <optional>
@@ -73,84 +75,77 @@ LoadConfig(const CommonOptions& options)
     return fedran::ToConfig(scenario); // also builds the codecs once to check their specs
 }
 
-/// Creates the output folder; remembers whether it existed so a failed run can clean up.
-class OutputFolder
+struct RunOptions
 {
-  public:
-    explicit OutputFolder(const fedran::ScenarioConfig& config)
-        : m_dir(config.outputDir),
-          m_pcapLinks(config.pcapLinks),
-          m_existed(std::filesystem::exists(m_dir))
-    {
-        std::error_code ec;
-        std::filesystem::create_directories(m_dir, ec);
-        if (ec || !std::filesystem::is_directory(m_dir))
-        {
-            throw fedran::BadInput("output.dir: cannot create folder '" + m_dir +
-                                   "': " + ec.message());
-        }
-    }
-
-    /// Removes what this run wrote, so that a failed run leaves no half-written results.
-    void Discard() const
-    {
-        std::error_code ec;
-        if (!m_existed)
-        {
-            std::filesystem::remove_all(m_dir, ec);
-            return;
-        }
-        for (const char* name : {"rounds.csv",
-                                 "clients.csv",
-                                 "partition.csv",
-                                 "population.csv",
-                                 "links.csv",
-                                 "flowmon.xml",
-                                 "run.json",
-                                 "run.json.tmp"})
-        {
-            std::filesystem::remove(std::filesystem::path(m_dir) / name, ec);
-        }
-        for (const std::string& direction : m_pcapLinks)
-        {
-            std::filesystem::remove(std::filesystem::path(m_dir) / (direction + ".pcap"), ec);
-        }
-    }
-
-  private:
-    std::string m_dir;
-    std::vector<std::string> m_pcapLinks; ///< output.pcap: <direction>.pcap files
-    bool m_existed;
+    bool quiet = false;
+    bool overwrite = false;
+    std::optional<std::string> memoryLimit;
 };
 
+/// The resources the run will need, refused (exit 2) when they exceed a limit.
+fedran::RunEstimate
+EstimateOrRefuse(const fedran::ScenarioConfig& config,
+                 const ns3::FlExperiment& experiment,
+                 const std::optional<std::string>& memoryLimit)
+{
+    std::optional<uint64_t> limit;
+    if (memoryLimit)
+    {
+        limit = fedran::ParseMemorySize(*memoryLimit, "--memory-limit");
+    }
+    fedran::RunEstimate estimate = fedran::EstimateRun(config, experiment.Task(), limit);
+    fedran::CheckRunEstimate(estimate);
+    return estimate;
+}
+
 int
-RunCommand(const CommonOptions& options, bool quiet)
+RunCommand(const CommonOptions& options, const RunOptions& runOptions)
 {
     const auto wallStart = std::chrono::steady_clock::now();
     ns3::StopSignals signals;
     fedran::ScenarioConfig config = LoadConfig(options);
+    if (runOptions.memoryLimit)
+    {
+        fedran::ParseMemorySize(*runOptions.memoryLimit, "--memory-limit"); // before the lock
+    }
+    // Locked and checked first: a folder in use or holding a finished run is refused before
+    // the data is loaded.
+    fedran::OutputFolder folder(config.outputDir, runOptions.overwrite);
     ns3::FlExperiment experiment(config, options.threads);
     experiment.Prepare();
+    const fedran::RunEstimate estimate =
+        EstimateOrRefuse(config, experiment, runOptions.memoryLimit);
+    folder.RemovePreviousRun();
 
-    OutputFolder folder(config);
     ns3::ProgressReporter progress(stderr,
-                                   ns3::ProgressReporter::ModeFor(STDERR_FILENO, quiet),
+                                   ns3::ProgressReporter::ModeFor(STDERR_FILENO, runOptions.quiet),
                                    config.rounds);
     auto observer = [&progress](const fedran::RoundRecord& r, const ns3::RunTotals& t) {
         progress.RoundEnded(r, t);
     };
+    const nlohmann::json estimateJson = estimate.ToJson();
+    auto wallSeconds = [&wallStart] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    };
+    std::string failure;
+    std::exception_ptr error;
     try
     {
         // Written first, so that a killed run's folder says so.
-        ns3::WriteRunManifest(config.outputDir, config, ns3::RunStatus::Running);
+        ns3::WriteRunManifest(
+            config.outputDir, config, ns3::RunStatus::Running, {}, 0.0, "", estimateJson);
         ns3::RunTotals totals = experiment.Run(config.outputDir, observer);
-        const double wall =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        const double wall = wallSeconds();
         if (totals.stopSignal != 0)
         {
             const std::string name = ns3::StopSignals::Name(totals.stopSignal);
-            ns3::WriteRunManifest(
-                config.outputDir, config, ns3::RunStatus::Interrupted, totals, wall, name);
+            ns3::WriteRunManifest(config.outputDir,
+                                  config,
+                                  ns3::RunStatus::Interrupted,
+                                  totals,
+                                  wall,
+                                  name,
+                                  estimateJson);
             progress.Finish();
             std::fprintf(stderr,
                          "fedran: interrupted by %s after %u of %u rounds; the rows of those "
@@ -161,7 +156,13 @@ RunCommand(const CommonOptions& options, bool quiet)
                          config.outputDir.c_str());
             return 128 + totals.stopSignal;
         }
-        ns3::WriteRunManifest(config.outputDir, config, ns3::RunStatus::Completed, totals, wall);
+        ns3::WriteRunManifest(config.outputDir,
+                              config,
+                              ns3::RunStatus::Completed,
+                              totals,
+                              wall,
+                              "",
+                              estimateJson);
         progress.Finish();
         std::printf("%s: %u rounds, final test accuracy %.4f, simulated %.1f s, "
                     "uplink %s, downlink %s on the wire, wall %.1f s\nresults in %s\n",
@@ -175,26 +176,52 @@ RunCommand(const CommonOptions& options, bool quiet)
                     config.outputDir.c_str());
         return 0;
     }
+    catch (const std::exception& e)
+    {
+        failure = e.what();
+        error = std::current_exception();
+    }
     catch (...)
     {
-        progress.Finish();
-        folder.Discard();
-        throw;
+        failure = "unknown error";
+        error = std::current_exception();
     }
+    // Failed: the half-written traces go, and run.json (written last, when there is room
+    // again) says why; it never says "completed".
+    progress.Finish();
+    folder.DiscardTraces(true);
+    try
+    {
+        ns3::WriteRunManifest(config.outputDir,
+                              config,
+                              ns3::RunStatus::Failed,
+                              {},
+                              wallSeconds(),
+                              failure,
+                              estimateJson);
+    }
+    catch (const std::exception&)
+    {
+        folder.DiscardTraces(false);
+    }
+    std::rethrow_exception(error);
 }
 
 int
-ValidateCommand(const CommonOptions& options)
+ValidateCommand(const CommonOptions& options, const std::optional<std::string>& memoryLimit)
 {
     fedran::ScenarioConfig config = LoadConfig(options);
     ns3::FlExperiment experiment(config);
     experiment.Prepare();
-    std::printf("%s: valid (%u clients in %zu groups, %u rounds, %zu training examples)\n",
+    const fedran::RunEstimate estimate = EstimateOrRefuse(config, experiment, memoryLimit);
+    std::printf("%s: valid (%u clients in %zu groups, %u rounds, %zu training examples)\n"
+                "estimate: %s\n",
                 options.scenarioFile.c_str(),
                 config.TotalClients(),
                 config.groups.size(),
                 config.rounds,
-                experiment.Task().data->train.Size());
+                experiment.Task().data->train.Size(),
+                estimate.Summary().c_str());
     return 0;
 }
 
@@ -225,12 +252,20 @@ main(int argc, char** argv)
     app.require_subcommand(1);
 
     CommonOptions runOptions;
-    bool quiet = false;
+    RunOptions runFlags;
     CLI::App* run = app.add_subcommand("run", "Simulate a scenario and write its traces");
     AddCommonOptions(*run, runOptions);
     run->add_option("--out", runOptions.outDir, "Output folder (overrides output.dir)");
     run->add_option("--seed", runOptions.seed, "Random seed (overrides seed)");
-    run->add_flag("--quiet,-q", quiet, "No progress on stderr");
+    run->add_flag("--quiet,-q", runFlags.quiet, "No progress on stderr");
+    run->add_flag("--overwrite",
+                  runFlags.overwrite,
+                  "Replace a completed or interrupted run in the output folder (removes the "
+                  "files it and its plots wrote, and no others)");
+    run->add_option("--memory-limit",
+                    runFlags.memoryLimit,
+                    "Refuse a run estimated to need more memory than this (e.g. 8G; default: "
+                    "the machine's or the cgroup's)");
     bool fastKernels = false;
     run->add_flag("--fast-math-kernels",
                   fastKernels,
@@ -245,6 +280,10 @@ main(int argc, char** argv)
     CLI::App* validate =
         app.add_subcommand("validate", "Check a scenario (and its data) without running it");
     AddCommonOptions(*validate, validateOptions);
+    std::optional<std::string> validateMemoryLimit;
+    validate->add_option("--memory-limit",
+                         validateMemoryLimit,
+                         "Refuse a scenario estimated to need more memory than this (e.g. 8G)");
 
     fedran::CodecCommandOptions codecOptions;
     CLI::App* codec = app.add_subcommand(
@@ -297,9 +336,9 @@ main(int argc, char** argv)
         if (run->parsed())
         {
             fedran::SetGemmKind(fastKernels ? fedran::GemmKind::kFast : fedran::GemmKind::kPortable);
-            return RunCommand(runOptions, quiet);
+            return RunCommand(runOptions, runFlags);
         }
-        return ValidateCommand(validateOptions);
+        return ValidateCommand(validateOptions, validateMemoryLimit);
     }
     catch (const fedran::DecodeError& e)
     {

@@ -1,5 +1,7 @@
 #include "simulator/packet-capture.h"
 
+#include "simulator/output-folder.h"
+
 #include <ns3/callback.h>
 #include <ns3/pcap-file.h>
 #include <ns3/simulator.h>
@@ -30,12 +32,14 @@ PacketCapture::PacketCapture(const std::string& outDir,
         {
             continue; // a link without PPP frames (lte's radio link; docs/links.md)
         }
+        fedran::RecordOutputFile(outDir, name + ".pcap");
         file->file =
             pcap.CreateFile(outDir + "/" + name + ".pcap", std::ios::out, PcapHelper::DLT_PPP);
         m_files.push_back(std::move(file));
     }
     if (flowmon)
     {
+        fedran::RecordOutputFile(outDir, "flowmon.xml");
         m_flowmon = m_flowmonHelper.InstallAll();
     }
 }

@@ -4,11 +4,13 @@
 
 #include "models/learning/gemm.h"
 #include "simulator/network-topology.h"
+#include "simulator/output-folder.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -31,6 +33,8 @@ StatusName(RunStatus status)
         return "completed";
     case RunStatus::Interrupted:
         return "interrupted";
+    case RunStatus::Failed:
+        return "failed";
     }
     return "running";
 }
@@ -41,10 +45,13 @@ void
 ReplaceFile(const std::string& path, const std::string& text)
 {
     const std::string tmp = path + ".tmp";
+    auto fail = [](const std::string& what) {
+        throw std::runtime_error(what + ": " + std::strerror(errno));
+    };
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
     {
-        throw std::runtime_error("cannot write " + tmp);
+        fail("cannot write " + tmp);
     }
     size_t done = 0;
     while (done < text.size())
@@ -56,16 +63,32 @@ ReplaceFile(const std::string& path, const std::string& text)
         }
         if (n <= 0)
         {
+            const int error = n == 0 ? EIO : errno;
             ::close(fd);
-            throw std::runtime_error("cannot write " + tmp);
+            ::unlink(tmp.c_str());
+            errno = error;
+            fail("cannot write " + tmp);
         }
         done += static_cast<size_t>(n);
     }
-    const bool synced = ::fsync(fd) == 0;
-    ::close(fd);
-    if (!synced || std::rename(tmp.c_str(), path.c_str()) != 0)
+    if (::fsync(fd) != 0)
     {
-        throw std::runtime_error("cannot replace " + path + " by " + tmp);
+        const int error = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        errno = error;
+        fail("cannot sync " + tmp);
+    }
+    if (::close(fd) != 0)
+    {
+        const int error = errno;
+        ::unlink(tmp.c_str());
+        errno = error;
+        fail("cannot write " + tmp);
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    {
+        fail("cannot replace " + path + " by " + tmp);
     }
 }
 
@@ -83,7 +106,8 @@ WriteRunManifest(const std::string& outDir,
                  RunStatus status,
                  const RunTotals& totals,
                  double wallSeconds,
-                 const std::string& signal)
+                 const std::string& note,
+                 const nlohmann::json& estimate)
 {
     nlohmann::ordered_json manifest;
     manifest["status"] = StatusName(status);
@@ -106,10 +130,15 @@ WriteRunManifest(const std::string& outDir,
                        {"segment_size", 1448}};
     if (status == RunStatus::Interrupted)
     {
-        manifest["interrupted_by"] = signal;
+        manifest["interrupted_by"] = note;
         manifest["last_complete_round"] = totals.rounds;
     }
-    if (status != RunStatus::Running)
+    if (status == RunStatus::Failed)
+    {
+        manifest["error"] = note;
+        manifest["wall_time_s"] = wallSeconds;
+    }
+    if (status == RunStatus::Completed || status == RunStatus::Interrupted)
     {
         manifest["wall_time_s"] = wallSeconds;
         manifest["result"] = {{"rounds", totals.rounds},
@@ -134,7 +163,13 @@ WriteRunManifest(const std::string& outDir,
                               {"events", totals.timing.events}};
     }
     manifest["files"] = {"rounds.csv", "clients.csv", "partition.csv"};
+    if (!estimate.is_null())
+    {
+        manifest["estimate"] = estimate;
+    }
     manifest["scenario"] = config.resolved;
+    fedran::RecordOutputFile(outDir, "run.json");
+    fedran::RecordOutputFile(outDir, "run.json.tmp"); // left behind by a kill mid-replace
     ReplaceFile(outDir + "/run.json", manifest.dump(2) + "\n");
 }
 

@@ -4,6 +4,8 @@
 #include "simulator/fl-stats-collector.h"
 #include "simulator/scenario/scenario.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace ns3
@@ -15,20 +17,23 @@ enum class RunStatus
     Running,     ///< written when the run starts; left as it is by a kill (SIGKILL, power)
     Completed,   ///< every round ran
     Interrupted, ///< stopped by SIGINT or SIGTERM after `result.rounds` complete rounds
+    Failed,      ///< ended by an error (a write that failed, a full disk): "error" says which
 };
 
 /**
  * Writes OUT/run.json: the status, the resolved scenario, seed, fedran version and, unless
  * running, wall time and totals. It is written when the run starts ("running") and replaced
  * atomically (temporary file, fsync, rename) when it ends, so run.json is always whole and a
- * "completed" one marks a finished run. `signal` names what interrupted the run.
+ * "completed" one marks a finished run. `note` names what interrupted the run (the signal) or
+ * why it failed (the error). `estimate` is the run's estimated needs (RunEstimate::ToJson).
  */
 void WriteRunManifest(const std::string& outDir,
                       const fedran::ScenarioConfig& config,
                       RunStatus status,
                       const RunTotals& totals = {},
                       double wallSeconds = 0.0,
-                      const std::string& signal = "");
+                      const std::string& note = "",
+                      const nlohmann::json& estimate = nullptr);
 
 /// The version compiled into this build ("0.1.0+<git describe>").
 const char* FedranVersion();

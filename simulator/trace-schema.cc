@@ -1,5 +1,7 @@
 #include "simulator/trace-schema.h"
 
+#include "simulator/output-folder.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -196,7 +198,9 @@ TraceCellFits(const TraceColumn& column, std::string_view cell)
 std::unique_ptr<CsvWriter>
 OpenTrace(const std::string& outDir, std::string_view file, const TraceRepeatCounts& counts)
 {
-    return std::make_unique<CsvWriter>(outDir + "/" + std::string(file), TraceHeader(file, counts));
+    std::vector<std::string> header = TraceHeader(file, counts);
+    RecordOutputFile(outDir, std::string(file));
+    return std::make_unique<CsvWriter>(outDir + "/" + std::string(file), header);
 }
 
 } // namespace fedran

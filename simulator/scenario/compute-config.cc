@@ -3,10 +3,9 @@
 #include "simulator/scenario/config-readers.h"
 
 #include "compression/codec.h"
+#include "models/link-config/input-file.h"
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace fedran
 {
@@ -30,18 +29,20 @@ ReadProfile(const nlohmann::json& compute,
     }
     const std::string file = it->get<std::string>();
     const std::string where = path + ".profile: " + file;
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
+    std::string text;
+    try
     {
-        errors.push_back(where + ": cannot open");
+        text = ReadInputFile(file, kProfileFileLimit, "cost profile");
+    }
+    catch (const ScenarioError& e)
+    {
+        errors.push_back(path + ".profile: " + e.what());
         return nullptr;
     }
-    std::stringstream text;
-    text << in.rdbuf();
     nlohmann::json json;
     try
     {
-        json = nlohmann::json::parse(text.str());
+        json = nlohmann::json::parse(text);
     }
     catch (const nlohmann::json::parse_error& e)
     {

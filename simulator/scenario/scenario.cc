@@ -2,15 +2,11 @@
 
 #include "simulator/scenario/scenario.h"
 
+#include "models/link-config/input-file.h"
 #include "simulator/scenario/json-text.h"
 #include "simulator/scenario/schema-validator.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string_view>
 
 namespace fedran
@@ -24,22 +20,7 @@ using nlohmann::json;
 nlohmann::json
 ReadScenarioFile(const std::string& file)
 {
-    std::error_code error;
-    if (std::filesystem::is_directory(file, error))
-    {
-        throw ScenarioError(file + ": is a directory, not a scenario file");
-    }
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-    {
-        throw ScenarioError(file + ": cannot open (" + std::strerror(errno) + ")");
-    }
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (in.bad())
-    {
-        throw ScenarioError(file + ": cannot read (" + std::strerror(errno) + ")");
-    }
-    return ParseScenarioText(text, file);
+    return ParseScenarioText(ReadInputFile(file, kScenarioFileLimit, "scenario file"), file);
 }
 
 const nlohmann::json&

@@ -44,7 +44,8 @@ TEST(SlowByzantine, ThirtyPercentSignFlipBreaksTheMeanAndNotTheRobustRules)
     };
     for (const char* rule : robust)
     {
-        const std::string sets = std::string("--set 'server.robust=") + rule + "'";
+        // --overwrite: each rule's run replaces the previous rule's in r.
+        const std::string sets = std::string("--overwrite --set 'server.robust=") + rule + "'";
         EXPECT_GT(FinalAccuracy(dir, "r", sets), 0.75) << rule;
     }
 }
@@ -66,8 +67,10 @@ TEST(Byzantine, SameSeedGivesByteIdenticalTracesWithAttackersAtAnyThreadCount)
     TempDir dir("byzantine-determinism");
     for (const char* attack : {"alie", "gaussian", "label_flip"})
     {
-        const std::string sets = std::string("--set rounds=2 --set clients.groups.1.attack.type=") +
-                                 attack + " --set 'server.robust={\"type\":\"multi_krum\"}'";
+        // --overwrite: each attack's runs replace the previous attack's in a and b.
+        const std::string sets =
+            std::string("--overwrite --set rounds=2 --set clients.groups.1.attack.type=") +
+            attack + " --set 'server.robust={\"type\":\"multi_krum\"}'";
         ASSERT_EQ(RunFedran("run " + Scenario() + " --out a --quiet --threads 1 " + sets,
                             dir.Path())
                       .exitCode,

@@ -15,7 +15,8 @@ namespace
 nlohmann::json
 DryRun(const std::filesystem::path& dir, const std::string& sweepFile = "sweep.json")
 {
-    ToolResult r = RunTool("sweep.py", sweepFile + " --dry-run --json", dir);
+    // The dry run validates every run with the fedran of this build.
+    ToolResult r = RunTool("sweep.py", sweepFile + " --dry-run --json " + FedranArg(), dir);
     EXPECT_EQ(r.exitCode, 0) << r.stderrText;
     return nlohmann::json::parse(r.stdoutText);
 }

@@ -125,30 +125,69 @@ TEST(SweepLocalTest, RunsAgainWhatWasKilledOrInterrupted)
     EXPECT_EQ(ReadFile(runs[2] / "run.json"), kept);
 }
 
-TEST(SweepLocalTest, SlowARunWithABadOverrideFailsAndTheOthersFinish)
+TEST(SweepLocalTest, ABadKeyOrValueInTheGridExitsTwoBeforeAnyRunStarts)
+{
+    TempDir dir("sweep-invalid");
+    // A key that does not exist, and 9 clients per round out of 4 clients: every run of the
+    // grid is validated first, so the sweep lists the four that would fail and starts none.
+    WriteTinySweep(dir.Path(),
+                   {{"name", "invalid"},
+                    {"grid", {{"server.clients_per_round", {1, 9}}}},
+                    {"set", {{"server.deadline", 30}}},
+                    {"seeds", 2}});
+    for (const char* extra : {"", " --dry-run"})
+    {
+        ToolResult r = RunTool(
+            "sweep.py", "sweep.json --out out --jobs 2 " + FedranArg() + extra, dir.Path());
+        EXPECT_EQ(r.exitCode, 2) << r.stderrText;
+        EXPECT_NE(r.stderrText.find("4 of 4 runs to run would fail; none was started"),
+                  std::string::npos)
+            << r.stderrText;
+        EXPECT_NE(r.stderrText.find("server.deadline"), std::string::npos) << r.stderrText;
+        EXPECT_NE(r.stderrText.find("clients_per_round=9"), std::string::npos) << r.stderrText;
+        EXPECT_FALSE(std::filesystem::exists(dir.Path() / "out")) << "no run folder created";
+    }
+}
+
+TEST(SweepLocalTest, SlowARunThatFailsIsRecordedAndTheOthersFinish)
 {
     TempDir dir("sweep-fail");
-    // 9 clients per round out of 4 clients: fedran rejects the scenario (exit 2).
     WriteTinySweep(dir.Path(),
-                   {{"name", "partly"}, {"grid", {{"server.clients_per_round", {1, 9, 2}}}}});
-    ToolResult r = RunTool("sweep.py", "sweep.json --out out --jobs 2 " + FedranArg(), dir.Path());
+                   {{"name", "partly"}, {"grid", {{"server.clients_per_round", {1, 3, 2}}}}});
+    // A valid run that fails while running (as a full disk would): this fedran fails the run
+    // with 3 clients per round and is the real one otherwise, validation included.
+    WriteFile(dir.Path() / "failing-fedran",
+              "#!/bin/sh\n"
+              "case \"$1 $*\" in 'run '*clients_per_round=3*)\n"
+              "  echo 'fedran: run failed: injected failure' >&2; exit 1;;\n"
+              "esac\n"
+              "exec '" FEDRAN_BINARY "' \"$@\"\n");
+    std::filesystem::permissions(dir.Path() / "failing-fedran",
+                                 std::filesystem::perms::owner_all);
+    ToolResult r = RunTool("sweep.py", "sweep.json --out out --jobs 2 --fedran failing-fedran",
+                           dir.Path());
     EXPECT_EQ(r.exitCode, 1) << r.stderrText;
-    EXPECT_NE(r.stderrText.find("clients_per_round=9"), std::string::npos) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("clients_per_round=3"), std::string::npos) << r.stderrText;
 
     auto final = ReadCsv(dir.Path() / "out" / "final.csv");
     ASSERT_EQ(final.size(), 3u);
     EXPECT_EQ(final[0].at("status"), "done");
     EXPECT_EQ(final[1].at("status"), "failed");
-    EXPECT_NE(final[1].at("error").find("clients_per_round"), std::string::npos)
+    EXPECT_NE(final[1].at("error").find("injected failure"), std::string::npos)
         << final[1].at("error");
     EXPECT_EQ(final[2].at("status"), "done");
     EXPECT_EQ(ReadCsv(dir.Path() / "out" / "summary.csv").size(), 2u * 2u);
 
     const std::filesystem::path failedRun = dir.Path() / "out" / "runs" / final[1].at("run_id");
     nlohmann::json failure = nlohmann::json::parse(ReadFile(failedRun / "failed.json"));
-    EXPECT_EQ(failure["exit_code"], 2);
-    EXPECT_NE(failure["stderr"].get<std::string>().find("clients_per_round"), std::string::npos);
-    EXPECT_FALSE(std::filesystem::exists(failedRun / "run.json"));
+    EXPECT_EQ(failure["exit_code"], 1);
+
+    // Run again with the real fedran: only the failed run runs, and now finishes.
+    r = RunTool("sweep.py", "sweep.json --out out --jobs 2 " + FedranArg(), dir.Path());
+    EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("2 already finished, 1 to run"), std::string::npos)
+        << r.stderrText;
+    EXPECT_FALSE(std::filesystem::exists(failedRun / "failed.json"));
 }
 
 /// True if any process's command line mentions `text` (e.g. a sweep's output folder).

@@ -1,5 +1,8 @@
 #include "models/ns3/model/trace-file.h"
 
+#include "models/link-config/input-file.h"
+#include "models/link-config/scenario-error.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -22,15 +25,20 @@ Fail(const std::string& file, size_t line, const std::string& reason)
     throw std::invalid_argument(file + ":" + std::to_string(line) + ": " + reason);
 }
 
-std::ifstream
+/// The whole trace, from a regular file of at most kTraceFileLimit bytes (never /dev/zero
+/// or a FIFO, which would be read forever or block).
+std::istringstream
 Open(const std::string& file)
 {
-    std::ifstream in(file);
-    if (!in)
+    try
     {
-        throw std::invalid_argument(file + ": cannot open (" + std::strerror(errno) + ")");
+        return std::istringstream(
+            fedran::ReadInputFile(file, fedran::kTraceFileLimit, "link trace"));
     }
-    return in;
+    catch (const fedran::ScenarioError& e)
+    {
+        throw std::invalid_argument(e.what());
+    }
 }
 
 std::string
@@ -133,7 +141,7 @@ FinishTrace(LinkTrace& trace, const std::string& file, size_t line)
 LinkTrace
 ReadCsvTrace(const std::string& file, LinkTrace* downlink)
 {
-    std::ifstream in = Open(file);
+    std::istringstream in = Open(file);
     LinkTrace trace;
     LinkTrace down;
     std::vector<int> named; // empty: positional columns, uplink only
@@ -246,7 +254,7 @@ ReadCsvTrace(const std::string& file, LinkTrace* downlink)
 LinkTrace
 ReadMahimahiTrace(const std::string& file, double binS)
 {
-    std::ifstream in = Open(file);
+    std::istringstream in = Open(file);
     std::vector<uint64_t> times;
     std::string text;
     size_t line = 0;
