@@ -225,6 +225,15 @@ ReadVarintBody(ByteReader& r, std::span<float> out, uint32_t count)
     const uint8_t* const end = start + length;
     const uint64_t size = out.size();
     uint64_t next = 0;
+    // Kept positions are far apart in a large tensor, so each write misses the cache. Each
+    // element's output is prefetched when its index is decoded and written kAhead elements
+    // later, so that many misses are in flight instead of one (indices are distinct, so the
+    // order of the writes does not matter).
+    constexpr uint32_t kAhead = 32;
+    uint64_t pending[kAhead];
+    auto apply = [&](uint32_t k) {
+        Op::Apply(out[pending[k % kAhead]], LoadLeF32(values + size_t{4} * k));
+    };
     for (uint32_t j = 0; j < count; ++j)
     {
         uint64_t gap;
@@ -270,9 +279,18 @@ ReadVarintBody(ByteReader& r, std::span<float> out, uint32_t count)
                      std::to_string(size),
                  indexOffset + (p - start));
         }
-        Op::Apply(out[index], LoadLeF32(values + size_t{4} * j));
+        __builtin_prefetch(&out[index], 1);
+        if (j >= kAhead)
+        {
+            apply(j - kAhead);
+        }
+        pending[j % kAhead] = index;
         next = index + 1;
         p += bytes;
+    }
+    for (uint32_t k = count > kAhead ? count - kAhead : 0; k < count; ++k)
+    {
+        apply(k);
     }
 }
 
