@@ -39,6 +39,16 @@ void* AllocateLarge(size_t bytes);
 /// Frees what AllocateLarge(bytes) returned.
 void FreeLarge(void* p, size_t bytes) noexcept;
 
+/// Advises the whole 2 MiB pages within [p, p + bytes) for transparent huge pages: for memory
+/// allocated elsewhere (a payload vector) that is about to be written for the first time.
+/// Advice only: nothing else changes.
+void AdviseHugePages(void* p, size_t bytes) noexcept;
+
+/// From this size up, a std::vector's buffer is a mapping of its own (glibc's largest mmap
+/// threshold, and what fedran sets), so advice on it ends when it is freed and never reaches
+/// heap memory that is reused for small objects.
+constexpr size_t kAdviseHugePagesMinBytes = size_t{32} << 20;
+
 template<typename T>
 class LargeBufferAllocator
 {

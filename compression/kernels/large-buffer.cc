@@ -79,4 +79,21 @@ FreeLarge(void* p, size_t bytes) noexcept
     ::operator delete(p, kHeapAlignment);
 }
 
+void
+AdviseHugePages(void* p, size_t bytes) noexcept
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const auto start = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t first = RoundUp(start, kHugePage);
+    const uintptr_t last = (start + bytes) / kHugePage * kHugePage;
+    if (first < last)
+    {
+        madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 } // namespace fedran::internal
