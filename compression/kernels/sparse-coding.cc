@@ -225,14 +225,16 @@ ReadVarintBody(ByteReader& r, std::span<float> out, uint32_t count)
     const uint8_t* const end = start + length;
     const uint64_t size = out.size();
     uint64_t next = 0;
-    // Kept positions are far apart in a large tensor, so each write misses the cache. Each
-    // element's output is prefetched when its index is decoded and written kAhead elements
-    // later, so that many misses are in flight instead of one (indices are distinct, so the
-    // order of the writes does not matter).
-    constexpr uint32_t kAhead = 32;
-    uint64_t pending[kAhead];
+    // Subtracting reads each kept position of a large residual, far apart, so each one misses
+    // the cache: its output is prefetched when its index is decoded and updated kAhead
+    // elements later, so that many misses are in flight instead of one (indices are distinct,
+    // so the order of the updates does not matter). A plain decode writes into the output it
+    // has just zero-filled and gained nothing from this.
+    constexpr uint32_t kAhead = std::is_same_v<Op, SubtractValue> ? 32 : 0;
+    constexpr uint32_t kRing = kAhead == 0 ? 1 : kAhead;
+    uint64_t pending[kRing];
     auto apply = [&](uint32_t k) {
-        Op::Apply(out[pending[k % kAhead]], LoadLeF32(values + size_t{4} * k));
+        Op::Apply(out[pending[k % kRing]], LoadLeF32(values + size_t{4} * k));
     };
     for (uint32_t j = 0; j < count; ++j)
     {
@@ -279,18 +281,28 @@ ReadVarintBody(ByteReader& r, std::span<float> out, uint32_t count)
                      std::to_string(size),
                  indexOffset + (p - start));
         }
-        __builtin_prefetch(&out[index], 1);
-        if (j >= kAhead)
+        if constexpr (kAhead == 0)
         {
-            apply(j - kAhead);
+            Op::Apply(out[index], LoadLeF32(values + size_t{4} * j));
         }
-        pending[j % kAhead] = index;
+        else
+        {
+            __builtin_prefetch(&out[index], 1);
+            if (j >= kAhead)
+            {
+                apply(j - kAhead);
+            }
+            pending[j % kRing] = index;
+        }
         next = index + 1;
         p += bytes;
     }
-    for (uint32_t k = count > kAhead ? count - kAhead : 0; k < count; ++k)
+    if constexpr (kAhead != 0)
     {
-        apply(k);
+        for (uint32_t k = count > kAhead ? count - kAhead : 0; k < count; ++k)
+        {
+            apply(k);
+        }
     }
 }
 
