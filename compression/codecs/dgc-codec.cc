@@ -77,13 +77,25 @@ DgcCodec::ResolveRatios(const TensorLayout& layout)
     m_ratiosSignature = layout.Signature();
 }
 
+bool
+DgcCodec::ResizeState(size_t size)
+{
+    if (m_momentum.size() == size)
+    {
+        return false;
+    }
+    m_momentum.resize(size);
+    m_accumulation.resize(size);
+    return true;
+}
+
 void
 DgcCodec::ResetStateFor(size_t size)
 {
-    if (m_momentum.size() != size)
+    if (ResizeState(size))
     {
-        m_momentum.assign(size, 0.0f);
-        m_accumulation.assign(size, 0.0f);
+        std::fill(m_momentum.begin(), m_momentum.end(), 0.0f);
+        std::fill(m_accumulation.begin(), m_accumulation.end(), 0.0f);
     }
 }
 
@@ -204,7 +216,7 @@ DgcCodec::Encode(const TensorLayout& layout,
         return;
     }
 
-    ResetStateFor(update.size());
+    const bool fresh = ResizeState(update.size());
     const float momentum = m_config.momentum;
     for (size_t t = 0; t < layout.TensorCount(); ++t)
     {
@@ -214,6 +226,19 @@ DgcCodec::Encode(const TensorLayout& layout,
         float* u = m_momentum.data() + offset;
         float* v = m_accumulation.data() + offset;
         const float scale = ClipScale(update.subspan(offset, size), m_config.clipNorm);
+        if (fresh)
+        {
+            // u = v = 0, unset in memory (large-buffer.h): momentum * 0 + scale * g is
+            // scale * g + 0.0f (momentum is finite) and v = 0 + u, the same float operations
+            // without reading the zeros.
+            for (uint64_t i = 0; i < size; ++i)
+            {
+                const float momentumTerm = scale * g[i] + 0.0f;
+                u[i] = momentumTerm;
+                v[i] = 0.0f + momentumTerm;
+            }
+            continue;
+        }
         for (uint64_t i = 0; i < size; ++i)
         {
             u[i] = momentum * u[i] + scale * g[i];
@@ -232,6 +257,21 @@ DgcCodec::Decode(const TensorLayout& layout, std::span<const uint8_t> payload, s
     for (size_t t = 0; t < layout.TensorCount(); ++t)
     {
         ReadSparse(reader, out.subspan(layout.Offset(t), layout.Tensors()[t].Size()));
+    }
+    reader.ExpectEnd();
+}
+
+void
+DgcCodec::SubtractDecoded(const TensorLayout& layout,
+                          std::span<const uint8_t> payload,
+                          std::span<float> residual)
+{
+    CheckUpdateSize(layout, residual.size(), Name());
+    ByteReader reader(payload);
+    ReadPayloadHeader(layout, reader);
+    for (size_t t = 0; t < layout.TensorCount(); ++t)
+    {
+        SubtractSparse(reader, residual.subspan(layout.Offset(t), layout.Tensors()[t].Size()));
     }
     reader.ExpectEnd();
 }

@@ -21,26 +21,43 @@ ErrorFeedbackCodec::Encode(const TensorLayout& layout,
 {
     CheckUpdateSize(layout, update.size(), Name());
     const size_t n = update.size();
+    // The residual buffer first holds p, the vector actually compressed, and then p - D(C(p)):
+    // one model-sized array of state, and scratch only for a base that is not sparse.
+    float* e = nullptr;
+    const float* g = update.data();
     if (m_residual.size() != n)
     {
-        m_residual.assign(n, 0.0f);
+        // e = 0 (the first Encode, or another layout): p = g + beta * 0 is g + 0.0f, as beta
+        // is finite. Computed as such (it turns -0.0 into +0.0), without reading a zeroed
+        // buffer: resize() leaves the new memory unset (large-buffer.h).
+        m_residual.resize(n);
+        e = m_residual.data();
+        for (size_t i = 0; i < n; ++i)
+        {
+            e[i] = g[i] + 0.0f;
+        }
     }
-
-    // The residual buffer first holds p, the vector actually compressed, and then p - D(C(p)):
-    // one model-sized array of state and one of scratch.
-    float* e = m_residual.data();
-    const float* g = update.data();
-    const float beta = m_beta;
-    for (size_t i = 0; i < n; ++i)
+    else
     {
-        e[i] = g[i] + beta * e[i];
+        e = m_residual.data();
+        const float beta = m_beta;
+        for (size_t i = 0; i < n; ++i)
+        {
+            e[i] = g[i] + beta * e[i];
+        }
     }
 
     const size_t start = out.size();
     Base().Encode(layout, m_residual, rng, out);
+    const auto payload = std::span<const uint8_t>(out).subspan(start);
 
+    if (auto* sparse = dynamic_cast<SparseDecoder*>(&Base()))
+    {
+        sparse->SubtractDecoded(layout, payload, m_residual);
+        return;
+    }
     ScratchFloats decoded(n);
-    Base().Decode(layout, std::span<const uint8_t>(out).subspan(start), decoded.Span());
+    Base().Decode(layout, payload, decoded.Span());
     const float* d = decoded.Span().data();
     for (size_t i = 0; i < n; ++i)
     {
@@ -61,8 +78,9 @@ MakeErrorFeedbackCodec(CodecArgs& args)
     {
         // The residual needs the decoded update, which a two-exchange codec only has after
         // the server's reply; such a codec keeps its own error feedback (power_sgd's option).
-        args.Fail("base", "a two-exchange codec (power_sgd) cannot be wrapped in error_feedback;"
-                          " use its own error_feedback option");
+        args.Fail("base",
+                  "a two-exchange codec (power_sgd) cannot be wrapped in error_feedback;"
+                  " use its own error_feedback option");
     }
     return codec;
 }

@@ -18,13 +18,13 @@
 #include "compression/internal/codec-params.h"
 #include "compression/internal/codecs.h"
 #include "compression/internal/keep-count.h"
+#include "compression/internal/large-buffer.h"
 #include "compression/internal/payload-header.h"
 #include "compression/internal/simd-level.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <iterator>
 
 #if defined(__SSE2__)
 #    include <emmintrin.h>
@@ -39,7 +39,7 @@ namespace
 /// Sets, in words (a d-bit bitmap), k distinct uniform positions in [0, d). Deterministic in
 /// (seed, stream).
 void
-SampleBitmap(uint64_t seed, uint64_t stream, uint64_t d, uint64_t k, std::vector<uint64_t>& words)
+SampleBitmap(uint64_t seed, uint64_t stream, uint64_t d, uint64_t k, LargeBuffer<uint64_t>& words)
 {
     words.assign((d + 63) / 64, 0);
     if (k == d)
@@ -64,23 +64,79 @@ SampleBitmap(uint64_t seed, uint64_t stream, uint64_t d, uint64_t k, std::vector
     }
 }
 
-/// Copies one chunk of up to 64 decoded floats out, bypassing the caches when `stream` (and
-/// the chunk is whole and aligned): large outputs are written once, never read back here.
-void
-WriteChunk(float* dst, const float* chunk, size_t n, bool stream)
+/// The decoded value of payload value `j`: times d/k in double, rounded once, when scaling.
+float
+DecodedValue(const uint8_t* values, size_t j, bool scaled, double scale)
 {
-#if defined(__SSE2__)
-    if (stream && n == 64 && reinterpret_cast<uintptr_t>(dst) % 16 == 0)
+    uint32_t bits;
+    std::memcpy(&bits, values + 4 * j, 4);
+    if constexpr (std::endian::native == std::endian::big)
     {
-        for (size_t i = 0; i < 64; i += 4)
-        {
-            _mm_stream_ps(dst + i, _mm_load_ps(chunk + i));
-        }
-        return;
+        bits = __builtin_bswap32(bits);
     }
-#endif
-    std::memcpy(dst, chunk, n * sizeof(float));
+    const float value = std::bit_cast<float>(bits);
+    return scaled ? static_cast<float>(value * scale) : value;
 }
+
+/// Writes the 64 outputs of one bitmap word (`count` of them, fewer only at a tensor's end),
+/// zeros with the sampled values in, taking values from j on.
+void
+WriteWordScalar(float* dst,
+                uint64_t word,
+                size_t count,
+                const uint8_t* values,
+                size_t& j,
+                bool scaled,
+                double scale)
+{
+    float chunk[64] = {};
+    for (; word != 0; word &= word - 1)
+    {
+        chunk[std::countr_zero(word)] = DecodedValue(values, j++, scaled, scale);
+    }
+    std::memcpy(dst, chunk, count * sizeof(float));
+}
+
+#if defined(__SSE2__)
+/// As WriteWordScalar for a whole word at a 16-byte-aligned `dst`, with non-temporal stores:
+/// large outputs are written once and never read back here, and skipping the read of every
+/// destination line roughly halves the traffic. Each group of 4 outputs is built in registers
+/// (almost always all zeros at low density): building the 64 floats in memory and loading
+/// them back as vectors stalled on store-to-load forwarding at every group.
+void
+StreamWord(float* dst, uint64_t word, const uint8_t* values, size_t& j, bool scaled, double scale)
+{
+    const __m128 zero = _mm_setzero_ps();
+    // At the usual densities most 16-output quarters of a word hold no sampled position.
+    for (unsigned quarter = 0; quarter < 4; ++quarter)
+    {
+        float* out = dst + 16 * quarter;
+        const auto bits = static_cast<unsigned>(word >> (16 * quarter)) & 0xffff;
+        if (bits == 0)
+        {
+            _mm_stream_ps(out, zero);
+            _mm_stream_ps(out + 4, zero);
+            _mm_stream_ps(out + 8, zero);
+            _mm_stream_ps(out + 12, zero);
+            continue;
+        }
+        for (unsigned group = 0; group < 4; ++group)
+        {
+            const unsigned nibble = (bits >> (4 * group)) & 0xf;
+            __m128 lanes = zero;
+            if (nibble != 0)
+            {
+                const float l0 = (nibble & 1) ? DecodedValue(values, j++, scaled, scale) : 0.0f;
+                const float l1 = (nibble & 2) ? DecodedValue(values, j++, scaled, scale) : 0.0f;
+                const float l2 = (nibble & 4) ? DecodedValue(values, j++, scaled, scale) : 0.0f;
+                const float l3 = (nibble & 8) ? DecodedValue(values, j++, scaled, scale) : 0.0f;
+                lanes = _mm_set_ps(l3, l2, l1, l0);
+            }
+            _mm_stream_ps(out + 4 * group, lanes);
+        }
+    }
+}
+#endif
 
 class RandomKCodec : public RegisteredCodec
 {
@@ -103,7 +159,7 @@ class RandomKCodec : public RegisteredCodec
                 std::vector<uint8_t>& out) override
     {
         CheckUpdateSize(layout, update.size(), Name());
-        thread_local std::vector<uint64_t> words;
+        thread_local LargeBuffer<uint64_t> words;
         thread_local std::vector<float> values;
         ByteWriter writer(out);
         writer.Reserve(kPayloadHeaderSize + 8 + 4 * KeptTotal(layout));
@@ -132,7 +188,7 @@ class RandomKCodec : public RegisteredCodec
                 std::span<float> out) override
     {
         CheckUpdateSize(layout, out.size(), Name());
-        thread_local std::vector<uint64_t> words;
+        thread_local LargeBuffer<uint64_t> words;
         ByteReader reader(payload);
         ReadPayloadHeader(layout, reader);
         const uint64_t seed = reader.ReadU64();
@@ -158,24 +214,33 @@ class RandomKCodec : public RegisteredCodec
             // Each output is written once, 64 at a time: zeros with the sampled values in.
             const bool stream = d >= kStreamingStoreMinFloats;
             streamed = streamed || stream;
-            alignas(16) float chunk[64];
             size_t j = 0;
-            for (size_t w = 0; w < words.size(); ++w)
+            const size_t fullWords = d / 64;
+#if defined(__SSE2__)
+            if (stream && reinterpret_cast<uintptr_t>(dst) % 16 == 0)
             {
-                std::fill(std::begin(chunk), std::end(chunk), 0.0f);
-                for (uint64_t word = words[w]; word != 0; word &= word - 1)
+                for (size_t w = 0; w < fullWords; ++w)
                 {
-                    uint32_t bits;
-                    std::memcpy(&bits, values + 4 * j++, 4);
-                    if constexpr (std::endian::native == std::endian::big)
-                    {
-                        bits = __builtin_bswap32(bits);
-                    }
-                    const float value = std::bit_cast<float>(bits);
-                    chunk[std::countr_zero(word)] =
-                        m_scale ? static_cast<float>(value * scale) : value;
+                    StreamWord(dst + 64 * w, words[w], values, j, m_scale, scale);
                 }
-                WriteChunk(dst + 64 * w, chunk, std::min<uint64_t>(64, d - 64 * w), stream);
+            }
+            else
+#endif
+            {
+                for (size_t w = 0; w < fullWords; ++w)
+                {
+                    WriteWordScalar(dst + 64 * w, words[w], 64, values, j, m_scale, scale);
+                }
+            }
+            if (d % 64 != 0)
+            {
+                WriteWordScalar(dst + 64 * fullWords,
+                                words[fullWords],
+                                d % 64,
+                                values,
+                                j,
+                                m_scale,
+                                scale);
             }
         }
         if (streamed)

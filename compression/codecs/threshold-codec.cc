@@ -21,7 +21,9 @@ namespace fedran::internal
 namespace
 {
 
-class ThresholdCodec : public RegisteredCodec
+class ThresholdCodec
+    : public RegisteredCodec
+    , public SparseDecoder
 {
   public:
     std::unique_ptr<Codec> Clone() const override
@@ -67,6 +69,20 @@ class ThresholdCodec : public RegisteredCodec
         for (size_t t = 0; t < layout.TensorCount(); ++t)
         {
             ReadSparse(reader, out.subspan(layout.Offset(t), layout.Tensors()[t].Size()));
+        }
+        reader.ExpectEnd();
+    }
+
+    void SubtractDecoded(const TensorLayout& layout,
+                         std::span<const uint8_t> payload,
+                         std::span<float> residual) override
+    {
+        CheckUpdateSize(layout, residual.size(), Name());
+        ByteReader reader(payload);
+        ReadPayloadHeader(layout, reader);
+        for (size_t t = 0; t < layout.TensorCount(); ++t)
+        {
+            SubtractSparse(reader, residual.subspan(layout.Offset(t), layout.Tensors()[t].Size()));
         }
         reader.ExpectEnd();
     }

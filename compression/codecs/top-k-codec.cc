@@ -26,7 +26,9 @@ namespace fedran::internal
 namespace
 {
 
-class TopKCodec : public RegisteredCodec
+class TopKCodec
+    : public RegisteredCodec
+    , public SparseDecoder
 {
   public:
     std::unique_ptr<Codec> Clone() const override
@@ -88,6 +90,21 @@ class TopKCodec : public RegisteredCodec
         {
             const uint64_t d = layout.Tensors()[t].Size();
             ReadSparse(reader, out.subspan(layout.Offset(t), d), Keep(d));
+        }
+        reader.ExpectEnd();
+    }
+
+    void SubtractDecoded(const TensorLayout& layout,
+                         std::span<const uint8_t> payload,
+                         std::span<float> residual) override
+    {
+        CheckUpdateSize(layout, residual.size(), Name());
+        ByteReader reader(payload);
+        ReadPayloadHeader(layout, reader);
+        for (size_t t = 0; t < layout.TensorCount(); ++t)
+        {
+            const uint64_t d = layout.Tensors()[t].Size();
+            SubtractSparse(reader, residual.subspan(layout.Offset(t), d), Keep(d));
         }
         reader.ExpectEnd();
     }

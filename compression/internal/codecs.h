@@ -87,6 +87,26 @@ class RegisteredCodec : public Codec
     uint16_t m_id;
 };
 
+/**
+ * Implemented by the codecs whose decoded update is zero except at the positions the payload
+ * lists (top_k, threshold, dgc). Error feedback needs e = p - decode(payload); with this it
+ * subtracts at those positions only, instead of decoding into a model-sized buffer and
+ * subtracting all of it. The result is the same bit for bit: x - (+0.0f) is x for every float
+ * an arithmetic operation produced (-0.0 included; only a signalling NaN would change, and
+ * arithmetic never produces one).
+ */
+class SparseDecoder
+{
+  public:
+    /// residual[i] -= decoded[i] wherever `payload` carries a value; errors as Decode.
+    virtual void SubtractDecoded(const TensorLayout& layout,
+                                 std::span<const uint8_t> payload,
+                                 std::span<float> residual) = 0;
+
+  protected:
+    ~SparseDecoder() = default;
+};
+
 using CodecFactory = std::unique_ptr<Codec> (*)(CodecArgs& args);
 
 std::unique_ptr<Codec> MakeNoneCodec(CodecArgs& args);

@@ -57,6 +57,7 @@
 // Decoding is stateless: ReadSparse per tensor, then ExpectEnd.
 
 #include "compression/internal/codecs.h"
+#include "compression/internal/large-buffer.h"
 #include "compression/internal/sparsity-warmup.h"
 
 #include <map>
@@ -89,6 +90,7 @@ struct DgcConfig
 
 class DgcCodec final
     : public RegisteredCodec
+    , public SparseDecoder
     , private LocalStepState
 {
   public:
@@ -104,6 +106,10 @@ class DgcCodec final
     void Decode(const TensorLayout& layout,
                 std::span<const uint8_t> payload,
                 std::span<float> out) override;
+
+    void SubtractDecoded(const TensorLayout& layout,
+                         std::span<const uint8_t> payload,
+                         std::span<float> residual) override;
 
     void BeginRound(uint32_t round) override
     {
@@ -146,6 +152,9 @@ class DgcCodec final
     void LocalStep(std::span<float> gradient) override;
     void EndLocalTraining(uint64_t examples, uint32_t samples) override;
 
+    /// Sizes u and v for a layout of `size` floats; true if they were resized, in which case
+    /// their contents are unset (large-buffer.h) and stand for zeros.
+    bool ResizeState(size_t size);
     /// u = v = 0 for a layout of another total size.
     void ResetStateFor(size_t size);
     /// Selects, writes and masks every tensor of v; values are written times `valueScale`.
@@ -167,8 +176,8 @@ class DgcCodec final
     uint64_t m_examplesSeen = 0;
     uint32_t m_epoch = 0;
     bool m_trained = false;
-    std::vector<float> m_momentum;
-    std::vector<float> m_accumulation;
+    LargeBuffer<float> m_momentum;
+    LargeBuffer<float> m_accumulation;
     std::vector<double> m_tensorRatios;
     std::optional<uint32_t> m_ratiosSignature; ///< layout m_tensorRatios was resolved for
     std::vector<uint32_t> m_indices;           ///< selection of the tensor being encoded

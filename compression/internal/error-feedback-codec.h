@@ -11,9 +11,12 @@
 // the server will see, so with beta = 1 the sum of everything the server decoded plus the
 // final residual equals the sum of the updates (the telescoping property the tests check).
 // The payload is the base's (see wrapper-codec.h); the state is e, one float per parameter,
-// allocated at the first Encode. If the learning rate changes between rounds, e is not
+// allocated at the first Encode (in huge pages when large, see large-buffer.h). A sparse base
+// (SparseDecoder: top_k, threshold, dgc) subtracts its payload from e in place; any other is
+// decoded into scratch first. If the learning rate changes between rounds, e is not
 // rescaled: it holds update units, as the updates are model deltas.
 
+#include "compression/internal/large-buffer.h"
 #include "compression/internal/wrapper-codec.h"
 
 #include <span>
@@ -47,7 +50,7 @@ class ErrorFeedbackCodec final : public WrapperCodec
 
   private:
     float m_beta;
-    std::vector<float> m_residual;
+    LargeBuffer<float> m_residual;
 };
 
 } // namespace fedran::internal

@@ -8,11 +8,14 @@
 // writes the clipped update into one), so owning it per codec object would double or triple
 // the memory of every client for nothing. Borrowing from a pool instead costs one buffer per
 // nesting level per thread, and after the first round no allocation at all. Buffers are
-// distinct while borrowed, so nested wrappers never alias each other's scratch.
+// distinct while borrowed, so nested wrappers never alias each other's scratch. Large buffers
+// are in huge pages and not zeroed when grown (large-buffer.h): fresh pages cost the first
+// round dearly, and the contents are unspecified anyway.
+
+#include "compression/internal/large-buffer.h"
 
 #include <cstddef>
 #include <span>
-#include <vector>
 
 namespace fedran::internal
 {
@@ -35,7 +38,7 @@ class ScratchFloats
     }
 
   private:
-    std::vector<float> m_buffer;
+    LargeBuffer<float> m_buffer;
     size_t m_size;
 };
 

@@ -42,6 +42,11 @@ void ReadSparse(ByteReader& r, std::span<float> out);
 /// elements (for codecs whose decoder knows the count, like top_k).
 void ReadSparse(ByteReader& r, std::span<float> out, uint64_t expectedCount);
 
+/// As ReadSparse, but subtracts each kept value from `out` at its position (out[i] -= value)
+/// and leaves the other elements untouched. On a DecodeError `out` is partly updated.
+void SubtractSparse(ByteReader& r, std::span<float> out);
+void SubtractSparse(ByteReader& r, std::span<float> out, uint64_t expectedCount);
+
 /// The bytes WriteSparse would append for `indices` in a tensor of `size` elements.
 uint64_t SparseBytes(std::span<const uint32_t> indices, uint64_t size);
 

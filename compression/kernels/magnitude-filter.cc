@@ -33,7 +33,12 @@ class Sink
     {
         if (m_size + kBlock > m_indices.size())
         {
-            const size_t grown = std::max<size_t>(2 * m_indices.size(), m_size + 64 * kBlock);
+            size_t grown = std::max<size_t>(2 * m_indices.size(), m_size + 64 * kBlock);
+            // Up to the reserved capacity first: growing past it copies both buffers.
+            if (grown > m_indices.capacity() && m_size + kBlock <= m_indices.capacity())
+            {
+                grown = m_indices.capacity();
+            }
             m_indices.resize(grown);
             m_values.resize(grown);
         }

@@ -9,7 +9,7 @@ namespace
 {
 
 /// Buffers not currently borrowed. Per thread, so that borrowing needs no lock.
-thread_local std::vector<std::vector<float>> t_pool;
+thread_local std::vector<LargeBuffer<float>> t_pool;
 
 } // namespace
 
@@ -21,7 +21,7 @@ ScratchFloats::ScratchFloats(size_t size)
         m_buffer = std::move(t_pool.back());
         t_pool.pop_back();
     }
-    // Growing only: shrinking would make the next, larger borrower zero-fill again.
+    // Growing only: shrinking would make the next, larger borrower allocate again.
     if (m_buffer.size() < size)
     {
         m_buffer.resize(size);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace fedran::internal
 {
@@ -188,6 +189,25 @@ VarintStreamLength(std::span<const uint8_t> data, size_t limit, uint32_t count, 
          offset + pos);
 }
 
+/// What a reader does with each kept value: store it (decode) or subtract it (error feedback's
+/// residual, which needs p - decoded only where decoded is not zero).
+struct StoreValue
+{
+    static void Apply(float& out, float value)
+    {
+        out = value;
+    }
+};
+
+struct SubtractValue
+{
+    static void Apply(float& out, float value)
+    {
+        out -= value;
+    }
+};
+
+template<typename Op>
 void
 ReadVarintBody(ByteReader& r, std::span<float> out, uint32_t count)
 {
@@ -205,6 +225,17 @@ ReadVarintBody(ByteReader& r, std::span<float> out, uint32_t count)
     const uint8_t* const end = start + length;
     const uint64_t size = out.size();
     uint64_t next = 0;
+    // Subtracting reads each kept position of a large residual, far apart, so each one misses
+    // the cache: its output is prefetched when its index is decoded and updated kAhead
+    // elements later, so that many misses are in flight instead of one (indices are distinct,
+    // so the order of the updates does not matter). A plain decode writes into the output it
+    // has just zero-filled and gained nothing from this.
+    constexpr uint32_t kAhead = std::is_same_v<Op, SubtractValue> ? 32 : 0;
+    constexpr uint32_t kRing = kAhead == 0 ? 1 : kAhead;
+    uint64_t pending[kRing];
+    auto apply = [&](uint32_t k) {
+        Op::Apply(out[pending[k % kRing]], LoadLeF32(values + size_t{4} * k));
+    };
     for (uint32_t j = 0; j < count; ++j)
     {
         uint64_t gap;
@@ -250,12 +281,32 @@ ReadVarintBody(ByteReader& r, std::span<float> out, uint32_t count)
                      std::to_string(size),
                  indexOffset + (p - start));
         }
-        out[index] = LoadLeF32(values + size_t{4} * j);
+        if constexpr (kAhead == 0)
+        {
+            Op::Apply(out[index], LoadLeF32(values + size_t{4} * j));
+        }
+        else
+        {
+            __builtin_prefetch(&out[index], 1);
+            if (j >= kAhead)
+            {
+                apply(j - kAhead);
+            }
+            pending[j % kRing] = index;
+        }
         next = index + 1;
         p += bytes;
     }
+    if constexpr (kAhead != 0)
+    {
+        for (uint32_t k = count > kAhead ? count - kAhead : 0; k < count; ++k)
+        {
+            apply(k);
+        }
+    }
 }
 
+template<typename Op>
 void
 ReadBitmapBody(ByteReader& r, std::span<float> out, uint32_t count)
 {
@@ -277,7 +328,7 @@ ReadBitmapBody(ByteReader& r, std::span<float> out, uint32_t count)
                 Fail("bitmap has more than " + std::to_string(count) + " bits set",
                      bitmapOffset + byteOffset);
             }
-            out[base + std::countr_zero(word)] = LoadLeF32(values + size_t{4} * j);
+            Op::Apply(out[base + std::countr_zero(word)], LoadLeF32(values + size_t{4} * j));
             ++j;
             word &= word - 1;
         }
@@ -299,6 +350,7 @@ ReadBitmapBody(ByteReader& r, std::span<float> out, uint32_t count)
     }
 }
 
+template<typename Op>
 void
 ReadSparseBody(ByteReader& r, std::span<float> out, const uint64_t* expectedCount)
 {
@@ -321,14 +373,17 @@ ReadSparseBody(ByteReader& r, std::span<float> out, const uint64_t* expectedCoun
         Fail("count " + std::to_string(count) + ", expected " + std::to_string(*expectedCount),
              countOffset);
     }
-    std::fill(out.begin(), out.end(), 0.0f);
+    if constexpr (std::is_same_v<Op, StoreValue>)
+    {
+        std::fill(out.begin(), out.end(), 0.0f);
+    }
     if (mode == kModeVarint)
     {
-        ReadVarintBody(r, out, count);
+        ReadVarintBody<Op>(r, out, count);
     }
     else
     {
-        ReadBitmapBody(r, out, count);
+        ReadBitmapBody<Op>(r, out, count);
     }
 }
 
@@ -385,13 +440,25 @@ WriteSparse(ByteWriter& w,
 void
 ReadSparse(ByteReader& r, std::span<float> out)
 {
-    ReadSparseBody(r, out, nullptr);
+    ReadSparseBody<StoreValue>(r, out, nullptr);
 }
 
 void
 ReadSparse(ByteReader& r, std::span<float> out, uint64_t expectedCount)
 {
-    ReadSparseBody(r, out, &expectedCount);
+    ReadSparseBody<StoreValue>(r, out, &expectedCount);
+}
+
+void
+SubtractSparse(ByteReader& r, std::span<float> out)
+{
+    ReadSparseBody<SubtractValue>(r, out, nullptr);
+}
+
+void
+SubtractSparse(ByteReader& r, std::span<float> out, uint64_t expectedCount)
+{
+    ReadSparseBody<SubtractValue>(r, out, &expectedCount);
 }
 
 } // namespace fedran::internal

@@ -173,6 +173,13 @@ CollectBySample(std::span<const float> x,
     {
         return false; // L = 0 would make every element a candidate
     }
+    // About (rank + 1) / kSample of the input reaches L. Reserving that (and a margin) once
+    // spares a first call growing the candidate buffers by doubling, which copies them and
+    // touches twice the fresh memory (page faults dominate a client's first encode).
+    const double estimate = (rank + 1) * static_cast<double>(n) / kSample;
+    const auto reserve = static_cast<size_t>(std::min(1.25 * estimate + 1024, double(n)));
+    indices.reserve(reserve);
+    values.reserve(reserve);
     CollectAtLeast(x, *nth, indices, values);
     if (indices.size() < k)
     {
