@@ -145,6 +145,30 @@ ReduceQuarterTurns(double x, int& quadrant)
     return ((x - n * kPio2Part1) - n * kPio2Part2) - n * kPio2Part3;
 }
 
+/// cos(x + shift * pi / 2): the kernel and sign of the quadrant x falls in, moved on by
+/// `shift` quarter turns.
+double
+CosOfQuarterTurnsAhead(double x, int shift)
+{
+    if (!(std::fabs(x) < kInf))
+    {
+        return kNan;
+    }
+    int quadrant;
+    const double r = ReduceQuarterTurns(x, quadrant);
+    switch ((quadrant + shift) & 3)
+    {
+        case 0:
+            return CosKernel(r);
+        case 1:
+            return -SinKernel(r);
+        case 2:
+            return -CosKernel(r);
+        default:
+            return SinKernel(r);
+    }
+}
+
 } // namespace
 
 double
@@ -292,45 +316,13 @@ Pow(double x, double y)
 double
 Cos(double x)
 {
-    if (!(std::fabs(x) < kInf))
-    {
-        return kNan;
-    }
-    int quadrant;
-    const double r = ReduceQuarterTurns(x, quadrant);
-    switch (quadrant)
-    {
-        case 0:
-            return CosKernel(r);
-        case 1:
-            return -SinKernel(r);
-        case 2:
-            return -CosKernel(r);
-        default:
-            return SinKernel(r);
-    }
+    return CosOfQuarterTurnsAhead(x, 0);
 }
 
 double
 Sin(double x)
 {
-    if (!(std::fabs(x) < kInf))
-    {
-        return kNan;
-    }
-    int quadrant;
-    const double r = ReduceQuarterTurns(x, quadrant);
-    switch (quadrant)
-    {
-        case 0:
-            return SinKernel(r);
-        case 1:
-            return CosKernel(r);
-        case 2:
-            return -SinKernel(r);
-        default:
-            return -CosKernel(r);
-    }
+    return CosOfQuarterTurnsAhead(x, 3); // sin x = cos(x - pi/2) = cos(x + 3 pi/2)
 }
 
 double
@@ -355,7 +347,7 @@ NormalCdf(double x)
     double sum = x;
     double term = x;
     double previous = 0.0;
-    for (double i = 1.0; sum != previous; )
+    for (double i = 1.0; sum != previous;)
     {
         previous = sum;
         i += 2.0;

@@ -9,49 +9,18 @@
 
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
-
-#include <fcntl.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace fedran::test
 {
 namespace
 {
-
-/// `fedran run s.json --out out --quiet` started in `dir`, stdout and stderr to files.
-pid_t
-StartRun(const std::filesystem::path& dir)
-{
-    const pid_t pid = fork();
-    if (pid == 0)
-    {
-        if (chdir(dir.c_str()) != 0)
-        {
-            _exit(127);
-        }
-        const int out = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(out, 1);
-        dup2(err, 2);
-        execl(FEDRAN_BINARY,
-              FEDRAN_BINARY,
-              "run",
-              "s.json",
-              "--out",
-              "out",
-              "--quiet",
-              "--threads",
-              "1",
-              static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    return pid;
-}
 
 size_t
 LineCount(const std::filesystem::path& path)
@@ -82,14 +51,6 @@ WaitForRounds(pid_t pid, const std::filesystem::path& out, size_t rounds)
     return true;
 }
 
-int
-Wait(pid_t pid)
-{
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /// Every line of a CSV file is whole: ends with a newline and has the header's cell count
 /// (no cell of these runs is quoted). Returns the rows' first cells (the round).
 std::vector<uint32_t>
@@ -101,7 +62,9 @@ ExpectWholeRows(const std::filesystem::path& path)
     std::stringstream lines(text);
     std::string line;
     std::getline(lines, line);
-    const auto cells = [](const std::string& l) { return std::count(l.begin(), l.end(), ','); };
+    const auto cells = [](const std::string& l) {
+        return std::count(l.begin(), l.end(), ',');
+    };
     const auto header = cells(line);
     std::vector<uint32_t> rounds;
     while (std::getline(lines, line))
@@ -124,11 +87,11 @@ TEST(Interrupt, SigkillMidRoundLeavesRunJsonRunningAndOnlyWholeRows)
 {
     TempDir dir("sigkill");
     WriteLongScenario(dir.Path());
-    const pid_t pid = StartRun(dir.Path());
+    const pid_t pid = StartFedranRun(dir.Path());
     const std::filesystem::path out = dir.Path() / "out";
     ASSERT_TRUE(WaitForRounds(pid, out, 3)) << ReadFile(dir.Path() / "stderr.txt");
     kill(pid, SIGKILL);
-    EXPECT_EQ(Wait(pid), 128 + SIGKILL);
+    EXPECT_EQ(WaitForExit(pid), 128 + SIGKILL);
 
     const auto manifest = nlohmann::json::parse(ReadFile(out / "run.json"));
     EXPECT_EQ(manifest["status"], "running");
@@ -157,11 +120,11 @@ TEST_P(InterruptBySignal, StopsAtTheNextEventWritesInterruptedAndExits128PlusSig
     const int signal = GetParam();
     TempDir dir("sigterm");
     WriteLongScenario(dir.Path());
-    const pid_t pid = StartRun(dir.Path());
+    const pid_t pid = StartFedranRun(dir.Path());
     const std::filesystem::path out = dir.Path() / "out";
     ASSERT_TRUE(WaitForRounds(pid, out, 3)) << ReadFile(dir.Path() / "stderr.txt");
     kill(pid, signal);
-    EXPECT_EQ(Wait(pid), 128 + signal) << ReadFile(dir.Path() / "stderr.txt");
+    EXPECT_EQ(WaitForExit(pid), 128 + signal) << ReadFile(dir.Path() / "stderr.txt");
 
     const auto manifest = nlohmann::json::parse(ReadFile(out / "run.json"));
     EXPECT_EQ(manifest["status"], "interrupted");

@@ -21,44 +21,6 @@ namespace
 
 namespace fs = std::filesystem;
 
-/// `fedran run s.json --out out --quiet --threads 1` started in `dir`; output to run-*.txt.
-pid_t
-StartRun(const fs::path& dir)
-{
-    const pid_t pid = fork();
-    if (pid == 0)
-    {
-        if (chdir(dir.c_str()) != 0)
-        {
-            _exit(127);
-        }
-        const int out = open("run-stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int err = open("run-stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(out, 1);
-        dup2(err, 2);
-        execl(FEDRAN_BINARY,
-              FEDRAN_BINARY,
-              "run",
-              "s.json",
-              "--out",
-              "out",
-              "--quiet",
-              "--threads",
-              "1",
-              static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    return pid;
-}
-
-int
-Wait(pid_t pid)
-{
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /// Waits until `path` exists (true) or the process ended first (false).
 bool
 WaitForFile(pid_t pid, const fs::path& path)
@@ -85,11 +47,11 @@ TEST(OutputFolder, ASecondRunIntoTheFolderIsRefusedWhileTheFirstRunsNamingTheHol
 {
     TempDir dir("busy");
     WriteFile(dir.Path() / "s.json", TinyScenario(6, 3, 2000).dump());
-    const pid_t first = StartRun(dir.Path());
+    const pid_t first = StartFedranRun(dir.Path());
     // Once run.json exists the first run holds the lock; stopped there, it is still running
     // whatever the machine's speed.
     ASSERT_TRUE(WaitForFile(first, dir.Path() / "out" / "run.json"))
-        << ReadFile(dir.Path() / "run-stderr.txt");
+        << ReadFile(dir.Path() / "stderr.txt");
     kill(first, SIGSTOP);
     const std::string rounds = ReadFile(dir.Path() / "out" / "rounds.csv");
 
@@ -105,7 +67,7 @@ TEST(OutputFolder, ASecondRunIntoTheFolderIsRefusedWhileTheFirstRunsNamingTheHol
 
     kill(first, SIGCONT);
     kill(first, SIGTERM);
-    EXPECT_EQ(Wait(first), 128 + SIGTERM) << ReadFile(dir.Path() / "run-stderr.txt");
+    EXPECT_EQ(WaitForExit(first), 128 + SIGTERM) << ReadFile(dir.Path() / "stderr.txt");
     EXPECT_EQ(Status(dir.Path() / "out"), "interrupted");
     EXPECT_FALSE(fs::exists(dir.Path() / "out" / "fedran.lock")) << "released at the end";
 }
@@ -114,11 +76,11 @@ TEST(OutputFolder, AKilledRunsStaleLockIsTakenOverAndItsRunningFolderReplaced)
 {
     TempDir dir("stale");
     WriteFile(dir.Path() / "s.json", TinyScenario(6, 3, 2000).dump());
-    const pid_t killed = StartRun(dir.Path());
+    const pid_t killed = StartFedranRun(dir.Path());
     ASSERT_TRUE(WaitForFile(killed, dir.Path() / "out" / "run.json"))
-        << ReadFile(dir.Path() / "run-stderr.txt");
+        << ReadFile(dir.Path() / "stderr.txt");
     kill(killed, SIGKILL);
-    EXPECT_EQ(Wait(killed), 128 + SIGKILL);
+    EXPECT_EQ(WaitForExit(killed), 128 + SIGKILL);
     ASSERT_TRUE(fs::exists(dir.Path() / "out" / "fedran.lock")) << "a kill leaves the file";
     EXPECT_EQ(Status(dir.Path() / "out"), "running");
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
@@ -143,6 +144,43 @@ SumColumn(const std::filesystem::path& csv, const std::string& column)
         total += std::stoull(row[column]);
     }
     return total;
+}
+
+pid_t
+StartFedranRun(const std::filesystem::path& dir)
+{
+    const pid_t pid = fork();
+    if (pid == 0)
+    {
+        if (chdir(dir.c_str()) != 0)
+        {
+            _exit(127);
+        }
+        const int out = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(out, 1);
+        dup2(err, 2);
+        execl(FEDRAN_BINARY,
+              FEDRAN_BINARY,
+              "run",
+              "s.json",
+              "--out",
+              "out",
+              "--quiet",
+              "--threads",
+              "1",
+              static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    return pid;
+}
+
+int
+WaitForExit(pid_t pid)
+{
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 } // namespace fedran::test

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace fedran::test
@@ -46,6 +47,13 @@ struct CommandResult
 
 /// Runs the fedran executable with `args` (already shell-quoted as needed).
 CommandResult RunFedran(const std::string& args, const std::filesystem::path& workDir);
+
+/// `fedran run s.json --out out --quiet --threads 1` started in the background in `dir`, its
+/// stdout and stderr written to dir/stdout.txt and dir/stderr.txt; returns its pid.
+pid_t StartFedranRun(const std::filesystem::path& dir);
+
+/// Waits for `pid` to end: its exit status, or 128 + the signal that ended it.
+int WaitForExit(pid_t pid);
 
 /// Each of `files` is non-empty in folder `a` and byte-identical in folder `b`.
 void ExpectSameTraces(const std::filesystem::path& a,
