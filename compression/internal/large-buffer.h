@@ -10,11 +10,11 @@
 // does with it; that was most of a client's first error-feedback or dgc encode. Buffers of at
 // least kHugePageMinBytes are therefore mapped on their own, 2 MiB-aligned, and advised for
 // transparent huge pages (madvise: the kernel's default THP mode only gives them when asked),
-// which takes 512 times fewer faults: the same 100 MB in ~10 ms, mostly the kernel zeroing it.
-// The mapping ends at the last 4 KiB page, so a buffer's partial last 2 MiB stays in small
-// pages and no memory is wasted. Smaller buffers come from the heap: a simulation's thousands
-// of clients with small models should not each pay a huge page. Elsewhere than Linux, or if
-// the kernel declines, these are ordinary pages.
+// which takes 512 times fewer faults: the same 100 MB in 15-25 ms, mostly the kernel zeroing
+// it. The mapping ends at the last 4 KiB page, so a buffer's partial last 2 MiB stays in small
+// pages and no memory is wasted. Smaller buffers come from the heap (see kHugePageMinBytes);
+// a simulation's thousands of clients with small models never get a huge page. Elsewhere than
+// Linux, or if the kernel declines, these are ordinary pages.
 //
 // LargeBuffer<T>'s resize() leaves new elements default-initialised (for floats: unset), so
 // the owner must write every element before reading it; that saves a zeroing pass over memory
@@ -30,8 +30,12 @@
 namespace fedran::internal
 {
 
-/// Buffers from this size up get their own huge-page-advised mapping.
-constexpr size_t kHugePageMinBytes = size_t{2} << 20;
+/// Buffers from this size up get their own huge-page-advised mapping. Not smaller: a fresh
+/// huge page here sometimes costs tens of milliseconds (the host backing it again), while
+/// 4 KiB pages cost a steady ~4 us each, so a few MB are cheaper and steadier in small pages
+/// (random_k's 3 MB bitmap: a first decode of 11-17 ms in small pages, 15-103 ms with a huge
+/// page), and model-sized state far cheaper in huge ones.
+constexpr size_t kHugePageMinBytes = size_t{32} << 20;
 
 /// `bytes` of memory aligned to at least 64 bytes; throws std::bad_alloc.
 void* AllocateLarge(size_t bytes);

@@ -22,8 +22,10 @@ using internal::LargeBuffer;
 TEST(LargeBuffer, HoldsWhatIsWrittenAtEverySizeAndCopies)
 {
     // Below, at and above the huge-page threshold, and not a whole number of pages.
-    for (const size_t n :
-         {size_t{0}, size_t{1000}, internal::kHugePageMinBytes / 4, (size_t{5} << 20) + 3})
+    for (const size_t n : {size_t{0},
+                           size_t{1000},
+                           internal::kHugePageMinBytes / 4,
+                           internal::kHugePageMinBytes / 4 + 12345})
     {
         LargeBuffer<float> buffer;
         buffer.resize(n);
