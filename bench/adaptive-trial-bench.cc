@@ -9,6 +9,7 @@
 // Run: build/bench/adaptive-trial-bench --benchmark_min_time=0.2
 
 #include "compression/adaptive-ladder.h"
+#include "compression/codec-spec.h"
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>

@@ -21,7 +21,7 @@
 //   build/bench/codec-first-call-bench --benchmark_repetitions=5
 //   --benchmark_report_aggregates_only=true
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "memory-baseline.h"
 
 #include <benchmark/benchmark.h>

@@ -7,7 +7,7 @@
 // Run: build/bench/partition-bench --benchmark_min_time=0.3 --benchmark_repetitions=9 \
 //          --benchmark_enable_random_interleaving=true
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>

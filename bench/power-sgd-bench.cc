@@ -7,7 +7,7 @@
 //
 // Run: build/bench/power-sgd-bench --benchmark_min_time=0.2
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>

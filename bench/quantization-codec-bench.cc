@@ -4,7 +4,7 @@
 //
 // Run: build/bench/quantization-codec-bench --benchmark_min_time=0.2
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "memory-baseline.h"
 
 #include <benchmark/benchmark.h>

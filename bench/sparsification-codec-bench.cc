@@ -4,7 +4,7 @@
 //
 // Run: build/bench/sparsification-codec-bench --benchmark_min_time=0.2
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "memory-baseline.h"
 #include "compression/internal/top-k-select.h" // kernel benchmark only; codecs go through MakeCodec
 

@@ -307,6 +307,13 @@ class Codec
     {
     }
 
+    /// Whether MakeAggregator() is the codec's own rule rather than the weighted mean (sign's
+    /// majority vote), so that no other aggregation rule may replace it.
+    virtual bool BringsAggregator() const
+    {
+        return false;
+    }
+
     /// How the server combines updates decoded by this codec.
     virtual std::unique_ptr<Aggregator> MakeAggregator() const
     {
@@ -338,15 +345,7 @@ class Codec
                              std::vector<uint8_t>& out);
 };
 
-/**
- * Builds the codec a JSON spec names, e.g. {"type": "none"}. `path` is the spec's location in
- * the scenario (e.g. "compression.uplink") and prefixes every error message.
- * Throws CodecConfigError.
- */
-std::unique_ptr<Codec> MakeCodec(const nlohmann::json& spec, const std::string& path);
-
-/// Names of every registered codec type, for validation messages and documentation.
-std::vector<std::string> CodecTypeNames();
+// Codecs are built from checked specs: compression/codec-spec.h.
 
 } // namespace fedran
 

@@ -1,5 +1,7 @@
 #include "compression/cost-model.h"
 
+#include "compression/codec-spec.h"
+
 #include "compression/codec.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "simulator/calibrate-command.h"
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "compression/cost-model.h"
 #include "models/fl/aggregation-rule.h"
 #include "models/learning/dataset.h"

@@ -1,6 +1,6 @@
 #include "simulator/codec-command.h"
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "simulator/cli-error.h"
 
 #include <nlohmann/json.hpp>
@@ -141,7 +141,7 @@ struct RoundTrip
 };
 
 RoundTrip
-SingleRoundTrip(const nlohmann::json& spec,
+SingleRoundTrip(const CodecSpec& spec,
                 Codec& codec,
                 const TensorLayout& layout,
                 const std::vector<float>& input,
@@ -155,7 +155,7 @@ SingleRoundTrip(const nlohmann::json& spec,
     trip.encodeSeconds = SecondsSince(start);
 
     // A separate decoder, as at the server: nothing but the payload crosses over.
-    std::unique_ptr<Codec> decoder = MakeCodec(spec, "--spec");
+    std::unique_ptr<Codec> decoder = MakeCodec(spec);
     trip.decoded.resize(input.size());
     start = std::chrono::steady_clock::now();
     decoder->Decode(layout, trip.payload, trip.decoded);
@@ -167,15 +167,14 @@ SingleRoundTrip(const nlohmann::json& spec,
 /// state, first payload, the server's message, reply. The payload is the first payload
 /// followed by the reply; encode time is the client's work, decode time the server's.
 RoundTrip
-ExchangeRoundTrip(const nlohmann::json& spec,
-                  Codec& codec,
+ExchangeRoundTrip(                  Codec& codec,
                   const TensorLayout& layout,
                   const std::vector<float>& input,
                   uint64_t seed)
 {
     RoundTrip trip;
     const std::unique_ptr<RoundExchange> server =
-        MakeCodec(spec, "--spec")->MakeExchange(layout, seed);
+        codec.MakeExchange(layout, seed);
     std::vector<uint8_t> state;
     std::vector<uint8_t> message;
     server->BeginRound(1, state);
@@ -211,8 +210,8 @@ ExchangeRoundTrip(const nlohmann::json& spec,
 int
 RunCodecCommand(const CodecCommandOptions& options)
 {
-    const nlohmann::json spec = ParseSpec(options.spec);
-    std::unique_ptr<Codec> codec = MakeCodec(spec, "--spec");
+    const CodecSpec spec = CodecSpec::Parse(ParseSpec(options.spec), "--spec");
+    std::unique_ptr<Codec> codec = MakeCodec(spec);
 
     if (options.decode)
     {
@@ -222,7 +221,7 @@ RunCodecCommand(const CodecCommandOptions& options)
         }
         if (codec->HasRoundExchange())
         {
-            throw BadInput("--decode: a " + spec.value("type", std::string()) +
+            throw BadInput("--decode: a " + spec.Type() +
                            " payload cannot be decoded alone: the server combines it with the "
                            "other clients' in a two-exchange round (run without --decode to see "
                            "one client's round trip)");
@@ -257,7 +256,7 @@ RunCodecCommand(const CodecCommandOptions& options)
     const TensorLayout layout = MakeLayout(options.shape, input.size());
 
     const RoundTrip trip = codec->HasRoundExchange()
-                               ? ExchangeRoundTrip(spec, *codec, layout, input, options.seed)
+                               ? ExchangeRoundTrip(*codec, layout, input, options.seed)
                                : SingleRoundTrip(spec, *codec, layout, input, options.seed);
     const std::vector<uint8_t>& payload = trip.payload;
     const std::vector<float>& decoded = trip.decoded;
@@ -285,7 +284,7 @@ RunCodecCommand(const CodecCommandOptions& options)
     }
 
     nlohmann::ordered_json report;
-    report["codec"] = spec;
+    report["codec"] = spec.Json();
     report["elements"] = input.size();
     report["raw_bytes"] = raw.size();
     report["payload_bytes"] = payload.size();

@@ -36,10 +36,10 @@ EdgeTiers::EdgeTiers(const fedran::ScenarioConfig& config, const fedran::Federat
     }
 }
 
-std::map<uint32_t, nlohmann::json>
+std::map<uint32_t, fedran::CodecSpec>
 EdgeTiers::AggregatorChildren(int32_t tier) const
 {
-    std::map<uint32_t, nlohmann::json> children;
+    std::map<uint32_t, fedran::CodecSpec> children;
     for (uint32_t h : m_aggregators)
     {
         if (ParentTier(h) == tier)
@@ -50,7 +50,7 @@ EdgeTiers::AggregatorChildren(int32_t tier) const
     return children;
 }
 
-const nlohmann::json&
+const fedran::CodecSpec&
 EdgeTiers::DownlinkCodecOf(int32_t tier) const
 {
     return tier == kServer ? m_config.downlinkCodec

@@ -47,10 +47,10 @@ class EdgeTiers
     }
 
     /// The aggregating hubs that report to `tier`, with their uplink codecs, by ChildId.
-    std::map<uint32_t, nlohmann::json> AggregatorChildren(int32_t tier) const;
+    std::map<uint32_t, fedran::CodecSpec> AggregatorChildren(int32_t tier) const;
 
     /// The codec of the model frames `tier` sends.
-    const nlohmann::json& DownlinkCodecOf(int32_t tier) const;
+    const fedran::CodecSpec& DownlinkCodecOf(int32_t tier) const;
 
     /// `tier`'s round deadline (the server's, or the aggregator's).
     double DeadlineOf(int32_t tier) const;

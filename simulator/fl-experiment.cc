@@ -257,7 +257,7 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
             if (tier != EdgeTiers::kServer)
             {
                 helper->SetAttribute("DownlinkCodec",
-                                     StringValue(tiers.DownlinkCodecOf(tier).dump()));
+                                     StringValue(tiers.DownlinkCodecOf(tier).Json().dump()));
             }
             helper->SetSamplesPerSecond(m_samplesPerSecond);
             helper->SetAttribute("CorruptUplink", DoubleValue(m_config.faults.corruptUplink));
@@ -318,9 +318,9 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     }
     WritePopulation(outDir, groupNames, m_samplesPerSecond, topology);
 
-    FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.value("type", "none"));
+    FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.Type());
     stats.SetAsync(m_config.server.async);
-    stats.SetAdaptive(m_config.uplinkCodec.value("type", "") == "adaptive");
+    stats.SetAdaptive(m_config.uplinkCodec.Traits().adaptive);
     stats.SetAttacks(m_task->attacks);
     stats.Connect(server, clients, topology, transport->GetLinkCounters());
     std::unique_ptr<EdgeRoundTrace> edgeRounds;

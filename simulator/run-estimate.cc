@@ -1,6 +1,8 @@
 #include "simulator/run-estimate.h"
 
-#include "compression/codec.h"
+#include "models/link-config/link-types.h"
+
+#include "compression/codec-spec.h"
 #include "models/fl/update-frame.h"
 #include "models/link-config/scenario-error.h"
 #include "simulator/cli-error.h"
@@ -59,41 +61,12 @@ RandomUpdate(const TensorLayout& layout, uint64_t seed)
     return update;
 }
 
-/// A codec spec whose frames have the same sizes but that encodes a finished update alone:
-/// dgc's "step" mode acts during local training, so it is probed in "round" mode.
-nlohmann::json
-ProbeSpec(nlohmann::json spec)
-{
-    if (spec.is_object())
-    {
-        if (spec.value("type", "") == "dgc")
-        {
-            spec["mode"] = "round";
-        }
-        for (auto& [key, value] : spec.items())
-        {
-            if (value.is_object() || value.is_array())
-            {
-                value = ProbeSpec(value);
-            }
-        }
-    }
-    else if (spec.is_array())
-    {
-        for (auto& value : spec)
-        {
-            value = ProbeSpec(value);
-        }
-    }
-    return spec;
-}
-
 /// The largest frame payload `spec` sends for an update of `layout` in its first round
 /// (power_sgd's dense warm-up, if it has one, is its largest).
 uint64_t
-EncodedBytes(const nlohmann::json& spec, const std::string& path, const TensorLayout& layout)
+EncodedBytes(const CodecSpec& spec, const TensorLayout& layout)
 {
-    std::unique_ptr<Codec> codec = MakeCodec(spec, path);
+    std::unique_ptr<Codec> codec = MakeCodec(spec);
     const std::vector<float> update = RandomUpdate(layout, layout.TotalSize());
     Rng rng(1);
     std::vector<uint8_t> payload;
@@ -103,7 +76,7 @@ EncodedBytes(const nlohmann::json& spec, const std::string& path, const TensorLa
         codec->Encode(layout, update, rng, payload);
         return payload.size();
     }
-    const std::unique_ptr<RoundExchange> server = MakeCodec(spec, path)->MakeExchange(layout, 1);
+    const std::unique_ptr<RoundExchange> server = codec->MakeExchange(layout, 1);
     std::vector<uint8_t> state;
     server->BeginRound(1, state);
     codec->AcceptRoundState(layout, state);
@@ -138,11 +111,11 @@ Shrunk(const TensorSpec& tensor, double divisor)
 /// same shape and the size extrapolated along the power law they give: sizes proportional to
 /// the elements (dense, quantized, top-k) and to the sides (power_sgd's factors) both fit.
 double
-TensorBytes(const nlohmann::json& spec, const std::string& path, const TensorSpec& tensor)
+TensorBytes(const CodecSpec& spec, const TensorSpec& tensor)
 {
     if (tensor.Size() <= kExactElements)
     {
-        return double(EncodedBytes(spec, path, TensorLayout({tensor})));
+        return double(EncodedBytes(spec, TensorLayout({tensor})));
     }
     const double dims = double(tensor.shape.size());
     // Divisors that bring the tensor to about kExactElements and a quarter of that.
@@ -150,8 +123,8 @@ TensorBytes(const nlohmann::json& spec, const std::string& path, const TensorSpe
     const double small = large * std::pow(4.0, 1.0 / dims);
     const TensorSpec big = Shrunk(tensor, large);
     const TensorSpec little = Shrunk(tensor, small);
-    const double bigBytes = double(EncodedBytes(spec, path, TensorLayout({big})));
-    const double littleBytes = double(EncodedBytes(spec, path, TensorLayout({little})));
+    const double bigBytes = double(EncodedBytes(spec, TensorLayout({big})));
+    const double littleBytes = double(EncodedBytes(spec, TensorLayout({little})));
     const double ratio = double(tensor.Size()) / double(big.Size());
     if (littleBytes <= 0.0 || bigBytes <= littleBytes || big.Size() == little.Size())
     {
@@ -163,30 +136,28 @@ TensorBytes(const nlohmann::json& spec, const std::string& path, const TensorSpe
 }
 
 uint64_t
-FramePayloadBytes(const nlohmann::json& spec, const std::string& path, const TensorLayout& layout)
+FramePayloadBytes(const CodecSpec& spec, const TensorLayout& layout)
 {
-    const nlohmann::json probe = ProbeSpec(spec);
-    if (probe.value("type", "") == "adaptive" && probe.contains("ladder"))
+    if (spec.Traits().adaptive)
     {
         // The controller may pick any rung: the largest counts.
         uint64_t largest = 0;
-        for (size_t i = 0; i < probe["ladder"].size(); ++i)
+        for (const CodecSpec& rung : spec.Children())
         {
-            largest = std::max(largest,
-                               FramePayloadBytes(probe["ladder"][i],
-                                                 path + ".ladder[" + std::to_string(i) + "]",
-                                                 layout));
+            largest = std::max(largest, FramePayloadBytes(rung, layout));
         }
         return largest;
     }
+    // Same frame sizes, encoding a finished update alone (dgc's step mode acts in training).
+    const CodecSpec probe = spec.ForFinishedUpdates();
     if (layout.TotalSize() <= kExactElements)
     {
-        return EncodedBytes(probe, path, layout);
+        return EncodedBytes(probe, layout);
     }
     double bytes = 0.0;
     for (const TensorSpec& tensor : layout.Tensors())
     {
-        bytes += TensorBytes(probe, path, tensor);
+        bytes += TensorBytes(probe, tensor);
     }
     return static_cast<uint64_t>(std::ceil(bytes));
 }
@@ -304,7 +275,7 @@ EstimateRun(const ScenarioConfig& config,
     estimate.parameters = layout.TotalSize();
     estimate.frameLimit = kMaxFramePayload;
 
-    std::vector<std::pair<std::string, const nlohmann::json*>> codecs = {
+    std::vector<std::pair<std::string, const CodecSpec*>> codecs = {
         {"compression.uplink", &config.uplinkCodec},
         {"compression.downlink", &config.downlinkCodec}};
     for (const HubConfig& hub : config.network.hubs)
@@ -320,11 +291,11 @@ EstimateRun(const ScenarioConfig& config,
     uint64_t downlinkBytes = 0;
     for (const auto& [path, spec] : codecs)
     {
-        if (spec->is_null())
+        if (spec->Empty())
         {
             continue;
         }
-        const uint64_t bytes = FramePayloadBytes(*spec, path, layout);
+        const uint64_t bytes = FramePayloadBytes(*spec, layout);
         estimate.frames.push_back({path, bytes});
         (path.ends_with("uplink") ? uplinkBytes : downlinkBytes) =
             std::max(path.ends_with("uplink") ? uplinkBytes : downlinkBytes, bytes);
@@ -340,13 +311,13 @@ EstimateRun(const ScenarioConfig& config,
     memory.server = static_cast<uint64_t>(kServerModelCopies * model);
     const uint64_t clients = config.TotalClients();
     // An error-feedback or dgc residual stays with every client between its rounds.
-    const std::string uplinkText = config.uplinkCodec.dump();
-    const bool residual = uplinkText.find("error_feedback") != std::string::npos ||
-                          uplinkText.find("\"dgc\"") != std::string::npos;
+    const bool residual = config.uplinkCodec.KeepsState();
     memory.clients = clients * kPerClientBytes +
                      (residual ? static_cast<uint64_t>(double(clients) * model) : 0);
     double sockets = 0.0;
-    if (config.network.transport == "tcp")
+    // A packet transport holds each frame in socket buffers too.
+    if (const TransportTraits* transport = FindTransport(config.network.transport);
+        transport != nullptr && transport->carriesPackets)
     {
         sockets = kSocketFrameCopies *
                   double(std::min<uint64_t>(uplinkBytes, kSocketBufferBytes) +

@@ -20,32 +20,22 @@ namespace fedran::internal
 namespace
 {
 
-/// The innermost codec type of a spec, following wrappers' "base": "error_feedback(top_k)".
-std::string
-SpecName(const nlohmann::json& spec)
+/// The first spec in `spec`'s tree (itself first) whose type cannot be a ladder rung.
+const CodecSpec*
+FirstNonRung(const CodecSpec& spec)
 {
-    std::string name = spec.value("type", "");
-    if (const auto base = spec.find("base"); base != spec.end() && base->is_object())
+    if (!spec.Traits().notARungBecause.empty())
     {
-        name += "(" + SpecName(*base) + ")";
+        return &spec;
     }
-    return name;
-}
-
-/// True if the spec or any spec it wraps has one of these types.
-bool
-SpecUses(const nlohmann::json& spec, std::string_view type)
-{
-    if (!spec.is_object())
+    for (const CodecSpec& child : spec.Children())
     {
-        return false;
+        if (const CodecSpec* found = FirstNonRung(child))
+        {
+            return found;
+        }
     }
-    if (spec.value("type", "") == type)
-    {
-        return true;
-    }
-    const auto base = spec.find("base");
-    return base != spec.end() && SpecUses(*base, type);
+    return nullptr;
 }
 
 /// What an encoder carries on after its latest Encode besides the payload: error feedback's
@@ -88,23 +78,17 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
         }
         for (size_t i = 0; i < ladder->size(); ++i)
         {
-            const nlohmann::json& spec = (*ladder)[i];
             const std::string path = args.PathOf("ladder") + "[" + std::to_string(i) + "]";
-            CheckRungSpec(spec, path);
-            m_specs.push_back(spec);
-            m_paths.push_back(path);
-            m_rungs.push_back(MakeCodec(spec, path));
-            if (m_rungs.back()->HasRoundExchange())
-            {
-                throw CodecConfigError(path + ": a codec whose round takes two exchanges cannot "
-                                              "be a ladder rung");
-            }
+            RefuseAdaptiveRung((*ladder)[i], path);
+            m_rungs.push_back(args.BuildChild((*ladder)[i], "/ladder/" + std::to_string(i), path));
+            CheckRung(args.Children().back());
             if (!m_rungs.back()->Clone())
             {
                 throw CodecConfigError(path + ": a codec that cannot be copied cannot be a "
                                               "ladder rung (its trial encodings need a copy)");
             }
         }
+        m_specs = args.Children();
         m_trials.resize(m_rungs.size());
         m_decoders.resize(m_rungs.size());
         const std::string onSkip = TakeOnSkip(args);
@@ -219,7 +203,7 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
 
     std::string RungName(size_t rung) const override
     {
-        return SpecName(m_specs.at(rung));
+        return m_specs.at(rung).Label();
     }
 
     RungProfile Trial(const TensorLayout& layout,
@@ -330,7 +314,7 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
     {
         if (!m_decoders[rung])
         {
-            m_decoders[rung] = MakeCodec(m_specs[rung], m_paths[rung]);
+            m_decoders[rung] = MakeCodec(m_specs[rung]);
         }
         const uint64_t d = layout.TotalSize();
         std::vector<float> decoded(d);
@@ -350,23 +334,43 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
         return norm > 0.0 ? err / norm : 0.0;
     }
 
-    static void CheckRungSpec(const nlohmann::json& spec, const std::string& path)
+    /// Refused before it is built, so that its own errors do not hide this one.
+    static void RefuseAdaptiveRung(const nlohmann::json& spec, const std::string& path)
     {
-        if (SpecUses(spec, "adaptive"))
+        if (spec.is_object() && spec.contains("type") && spec["type"].is_string())
         {
-            throw CodecConfigError(path + ": a ladder rung cannot itself be adaptive");
+            const auto& type = spec["type"].get_ref<const std::string&>();
+            for (const std::string& name : CodecTypeNames())
+            {
+                if (name == type && CodecTypeTraits(name).adaptive)
+                {
+                    throw CodecConfigError(path + ": " +
+                                           std::string(CodecTypeTraits(name).notARungBecause));
+                }
+            }
         }
-        if (SpecUses(spec, "power_sgd"))
+    }
+
+    static void CheckRung(const CodecSpec& rung)
+    {
+        if (const CodecSpec* culprit = FirstNonRung(rung))
         {
-            throw CodecConfigError(path + ": power_sgd cannot be a ladder rung (its round takes "
-                                          "two exchanges, which the rate controller does not "
-                                          "budget for)");
+            throw CodecConfigError(rung.Path() + ": " + culprit->Type() +
+                                   " cannot be a ladder rung (" +
+                                   std::string(culprit->Traits().notARungBecause) + ")");
         }
-        if (spec.is_object() && spec.value("type", "") == "sign" &&
-            spec.value("aggregation", "mean") == "majority_vote")
+        if (rung.TwoExchanges())
         {
-            throw CodecConfigError(path + ".aggregation: a sign rung must use \"mean\": the "
-                                          "majority vote needs every client on sign");
+            throw CodecConfigError(rung.Path() + ": a codec whose round takes two exchanges "
+                                                 "cannot be a ladder rung");
+        }
+        if (rung.BringsAggregator())
+        {
+            throw CodecConfigError(rung.Path() + ": a rung cannot bring its own aggregator (" +
+                                   rung.Label() +
+                                   "): the ladder's rungs are averaged, and a vote needs every "
+                                   "client on the same codec; set sign's \"aggregation\" to "
+                                   "\"mean\"");
         }
     }
 
@@ -386,8 +390,7 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
 
     std::string_view m_name;
     uint16_t m_id;
-    std::vector<nlohmann::json> m_specs;
-    std::vector<std::string> m_paths;
+    std::vector<CodecSpec> m_specs; ///< the rungs' checked specs
     std::vector<std::unique_ptr<Codec>> m_rungs;
     std::vector<std::optional<RungTrial>> m_trials; ///< this round's, per rung
     std::vector<std::unique_ptr<Codec>> m_decoders; ///< per rung, made at its first error

@@ -285,6 +285,11 @@ class SignCodec : public RegisteredCodec
         reader.ExpectEnd();
     }
 
+    bool BringsAggregator() const override
+    {
+        return m_majorityVote;
+    }
+
     std::unique_ptr<Aggregator> MakeAggregator() const override
     {
         return m_majorityVote ? MakeMajorityVoteAggregator() : MakeWeightedMeanAggregator();

@@ -19,7 +19,7 @@ MakeBase(CodecArgs& args)
     {
         args.Fail("base", "missing: a wrapper needs the codec spec it wraps");
     }
-    return MakeCodec(*spec, args.PathOf("base"));
+    return args.BuildChild(*spec, "/base", args.PathOf("base"));
 }
 
 } // namespace
@@ -64,6 +64,12 @@ std::unique_ptr<Aggregator>
 WrapperCodec::MakeAggregator() const
 {
     return m_base->MakeAggregator();
+}
+
+bool
+WrapperCodec::BringsAggregator() const
+{
+    return m_base->BringsAggregator();
 }
 
 bool

@@ -5,7 +5,7 @@
 // To add a codec: write <name>-codec.cc defining Make<Name>Codec, declare it below, and add
 // one line to the table in codec-registry.cc.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fedran::internal
 {
@@ -53,12 +54,31 @@ class CodecArgs
     /// Throws CodecConfigError naming the first key of the spec that no Take() asked for.
     void RejectUnknownKeys() const;
 
+    /// Builds a codec this one wraps (a base, a rung) and records its checked spec as one of
+    /// this spec's children (CodecSpec::Children), in the order they are built.
+    /// `pointer` is where it sits in this spec ("/base"), `path` its scenario path.
+    std::unique_ptr<Codec> BuildChild(const nlohmann::json& spec,
+                                      const std::string& pointer,
+                                      const std::string& path);
+
+    const std::vector<CodecSpec>& Children() const
+    {
+        return m_children;
+    }
+
+    /// The children recorded so far, handed over.
+    std::vector<CodecSpec> TakeChildren()
+    {
+        return std::move(m_children);
+    }
+
   private:
     std::string_view m_name;
     uint16_t m_id;
     const nlohmann::json& m_spec;
     const std::string& m_path;
     std::set<std::string, std::less<>> m_taken;
+    std::vector<CodecSpec> m_children;
 };
 
 /// Base of every registered codec: Name() and Id() come from the registry table, so the wire
@@ -108,6 +128,35 @@ class SparseDecoder
 };
 
 using CodecFactory = std::unique_ptr<Codec> (*)(CodecArgs& args);
+
+/// A codec built from a JSON spec by the registry, with its type's traits and the specs it
+/// wraps (CodecArgs::ParseChild). Throws CodecConfigError naming the key under `path`.
+struct BuiltCodec
+{
+    std::unique_ptr<Codec> codec;
+    const CodecTraits* traits;
+    std::vector<CodecSpec> children;
+};
+
+BuiltCodec BuildCodec(const nlohmann::json& spec, const std::string& path);
+
+/**
+ * Adds a codec type at run time, from the file that defines it: for a codec outside this
+ * library (a test's, a user's extension), one namespace-scope line
+ *     const CodecRegistration kMine{"mine", 900, &MakeMineCodec, CodecTraits{}};
+ * The fields are those of a row of the registry table (codec-registry.cc); a codec with no
+ * cost model costs no time. Throws std::logic_error if the name or wire id is taken. The
+ * strings must outlive the program (literals).
+ */
+struct CodecRegistration
+{
+    CodecRegistration(std::string_view name,
+                      uint16_t id,
+                      CodecFactory factory,
+                      CodecTraits traits,
+                      uint32_t costTerms = 0,
+                      std::string_view calibration = "");
+};
 
 std::unique_ptr<Codec> MakeNoneCodec(CodecArgs& args);
 std::unique_ptr<Codec> MakeFp16Codec(CodecArgs& args);

@@ -30,6 +30,8 @@ class WrapperCodec : public RegisteredCodec
 
     std::unique_ptr<Aggregator> MakeAggregator() const final;
 
+    bool BringsAggregator() const final;
+
     bool HasRoundExchange() const final;
 
     std::unique_ptr<RoundExchange> MakeExchange(const TensorLayout& layout,

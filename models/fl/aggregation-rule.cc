@@ -1,4 +1,5 @@
 #include "models/fl/aggregation-rule.h"
+#include "compression/codec-spec.h"
 
 #include <stdexcept>
 
@@ -93,7 +94,7 @@ MakeMajorityVoteRule(const RuleArgs&)
 struct RuleEntry
 {
     std::string_view name;
-    std::unique_ptr<AggregationRule> (*make)(const RuleArgs&);
+    RuleFactory make;
 };
 
 // The registry: one line per rule. "mean" is server.robust's name for the codec's own rule.
@@ -119,16 +120,53 @@ struct KeyOwner
     bool given;
 };
 
+/// Rules registered at run time (RuleRegistration): a test's, or a user's out-of-tree rule.
+std::vector<RuleEntry>&
+Extensions()
+{
+    static std::vector<RuleEntry> extensions;
+    return extensions;
+}
+
+/// Every entry: the table's, then the extensions in registration order.
+std::vector<const RuleEntry*>
+AllEntries()
+{
+    std::vector<const RuleEntry*> entries;
+    for (const RuleEntry& entry : kAggregationRules)
+    {
+        entries.push_back(&entry);
+    }
+    for (const RuleEntry& entry : Extensions())
+    {
+        entries.push_back(&entry);
+    }
+    return entries;
+}
+
 } // namespace
+
+RuleRegistration::RuleRegistration(std::string_view name, RuleFactory make)
+{
+    for (const RuleEntry* entry : AllEntries())
+    {
+        if (entry->name == name)
+        {
+            throw std::logic_error("aggregation rule registration \"" + std::string(name) +
+                                   "\": the name is taken");
+        }
+    }
+    Extensions().push_back({name, make});
+}
 
 std::unique_ptr<AggregationRule>
 MakeAggregationRule(std::string_view name, const RuleArgs& args)
 {
-    for (const RuleEntry& entry : kAggregationRules)
+    for (const RuleEntry* entry : AllEntries())
     {
-        if (entry.name == name)
+        if (entry->name == name)
         {
-            return entry.make(args);
+            return entry->make(args);
         }
     }
     throw std::invalid_argument("unknown aggregation rule \"" + std::string(name) + "\"");
@@ -144,44 +182,16 @@ std::vector<std::string>
 AggregationRuleNames()
 {
     std::vector<std::string> names;
-    for (const RuleEntry& entry : kAggregationRules)
+    for (const RuleEntry* entry : AllEntries())
     {
-        names.emplace_back(entry.name);
+        names.emplace_back(entry->name);
     }
     return names;
 }
 
-bool
-UsesMajorityVote(const nlohmann::json& spec)
-{
-    if (!spec.is_object())
-    {
-        return false;
-    }
-    if (spec.value("type", "") == "sign" && spec.value("aggregation", "") == "majority_vote")
-    {
-        return true;
-    }
-    if (spec.contains("base") && UsesMajorityVote(spec["base"]))
-    {
-        return true;
-    }
-    if (spec.contains("ladder") && spec["ladder"].is_array())
-    {
-        for (const auto& rung : spec["ladder"])
-        {
-            if (UsesMajorityVote(rung))
-            {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
 void
 CheckRobustRule(const RobustRuleConfig& config,
-                const nlohmann::json& uplinkSpec,
+                const CodecSpec& uplinkSpec,
                 uint32_t clientsPerRound)
 {
     const KeyOwner owners[] = {
@@ -200,10 +210,10 @@ CheckRobustRule(const RobustRuleConfig& config,
             throw RuleConfigError("server.robust." + std::string(owner.key) + ": not a setting of type \"" + config.type + "\" (only of " + std::string(owner.types) + ")");
         }
     }
-    const auto uplink = MakeCodec(uplinkSpec, "compression.uplink");
+    const auto uplink = MakeCodec(uplinkSpec);
     if (config.type != "mean")
     {
-        if (UsesMajorityVote(uplinkSpec))
+        if (uplinkSpec.BringsAggregator())
         {
             throw RuleConfigError(
                 "server.robust.type: \"" + config.type +
@@ -212,12 +222,12 @@ CheckRobustRule(const RobustRuleConfig& config,
                 "type \"mean\" for the vote, or sign's aggregation \"mean\" to combine the "
                 "scaled signs with a robust rule (docs/byzantine.md)");
         }
-        if (uplink->HasRoundExchange())
+        if (uplinkSpec.TwoExchanges())
         {
             throw RuleConfigError("server.robust.type: \"" + config.type + "\" with the two-exchange uplink codec " + std::string(uplink->Name()) + ", whose server combines the payloads itself; only \"mean\"");
         }
     }
-    RuleArgs args{*uplink, config, clientsPerRound, UsesMajorityVote(uplinkSpec)};
+    RuleArgs args{*uplink, config, clientsPerRound, uplinkSpec.BringsAggregator()};
     try
     {
         MakeAggregationRule(args);

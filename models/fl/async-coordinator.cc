@@ -1,4 +1,5 @@
 #include "models/fl/async-coordinator.h"
+#include "compression/codec-spec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,7 @@ AsyncCoordinator::AsyncCoordinator(CoordinatorConfig config,
     ,
     // A step combines a buffer of K updates as a synchronous round combines its n.
     m_state(
-        MakeServerState(*m_task, m_config.asyncConfig.buffer, nlohmann::json(), kServerCodecStream))
+        MakeServerState(*m_task, m_config.asyncConfig.buffer, CodecSpec(), kServerCodecStream))
     , m_clock(m_task->serverCompute, m_config.ticksPerSecond)
     , m_idleAt(m_task->partition.size(), -1)
 {
@@ -256,7 +257,7 @@ AsyncCoordinator::Fold(uint32_t client, const Frame& frame, UpdateArrivalRecord&
     auto& decoder = m_decoders[client];
     if (!decoder)
     {
-        decoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
+        decoder = MakeCodec(m_task->uplinkCodec);
     }
     decoder->BeginRound(frame.header.round); // as the client's encoder was told
     const double samples = frame.header.samples;

@@ -1,4 +1,5 @@
 #include "models/fl/bucket-assembler.h"
+#include "compression/codec-spec.h"
 
 #include "models/fl/pipeline-plan.h"
 #include "models/fl/update-frame.h"
@@ -8,7 +9,7 @@
 namespace fedran
 {
 
-BucketAssembler::BucketAssembler(nlohmann::json uplinkSpec, const TensorLayout& layout)
+BucketAssembler::BucketAssembler(CodecSpec uplinkSpec, const TensorLayout& layout)
     : m_uplinkSpec(std::move(uplinkSpec))
     , m_layout(layout)
 {
@@ -40,7 +41,7 @@ BucketAssembler::Add(uint32_t client,
     decoders.resize(prefix.count);
     if (!decoders[prefix.index])
     {
-        decoders[prefix.index] = MakeCodec(m_uplinkSpec, "compression.uplink");
+        decoders[prefix.index] = MakeCodec(m_uplinkSpec);
     }
     Codec& decoder = *decoders[prefix.index];
     decoder.BeginRound(round);

@@ -7,7 +7,7 @@
 // across rounds, because the client encodes each bucket with its own encoder (a codec's state,
 // such as a sparsity warm-up, follows its bucket).
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/fl/server-clock.h"
 
 #include <nlohmann/json.hpp>
@@ -25,7 +25,7 @@ class BucketAssembler
 {
   public:
     /// Buckets of updates of `layout` encoded with the codec `uplinkSpec`.
-    BucketAssembler(nlohmann::json uplinkSpec, const TensorLayout& layout);
+    BucketAssembler(CodecSpec uplinkSpec, const TensorLayout& layout);
 
     /// What a bucket did.
     struct Arrival
@@ -69,7 +69,7 @@ class BucketAssembler
 
     const Partial& PartialOf(uint32_t client) const;
 
-    nlohmann::json m_uplinkSpec;
+    CodecSpec m_uplinkSpec;
     const TensorLayout& m_layout;
     std::map<uint32_t, Partial> m_partials;
     std::map<uint32_t, std::vector<std::unique_ptr<Codec>>> m_decoders; ///< by client, bucket

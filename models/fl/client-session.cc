@@ -1,4 +1,5 @@
 #include "models/fl/client-session.h"
+#include "compression/codec-spec.h"
 
 #include "models/fl/byzantine-attack.h"
 #include "models/fl/pipeline-plan.h"
@@ -55,21 +56,10 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     {
         throw std::invalid_argument("client id beyond the partition");
     }
-    m_modelDecoder = MakeCodec(m_config.downlinkCodec.is_null() ? m_task->downlinkCodec
-                                                                : m_config.downlinkCodec,
-                               "compression.downlink");
-    m_updateEncoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
-    m_ladder = m_updateEncoder->Ladder();
+    ResetCodecs();
     if (m_config.clientId < m_task->clientCompute.size())
     {
         m_device = m_task->clientCompute[m_config.clientId];
-    }
-    if (m_ladder)
-    {
-        m_controller = std::make_unique<control::RateController>(
-            control::ParseControllerConfig(m_task->uplinkCodec,
-                                           "compression.uplink",
-                                           m_ladder->RungCount()));
     }
     m_trainRng = Rng(m_task->seed, kClientTrainStreamBase + m_config.clientId);
     m_codecRng = Rng(m_task->seed, kClientCodecStreamBase + m_config.clientId);
@@ -88,6 +78,21 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
 }
 
 ClientSession::~ClientSession() = default;
+
+void
+ClientSession::ResetCodecs()
+{
+    m_modelDecoder =
+        MakeCodec(m_config.downlinkCodec.Empty() ? m_task->downlinkCodec : m_config.downlinkCodec);
+    m_updateEncoder = MakeCodec(m_task->uplinkCodec);
+    m_ladder = m_updateEncoder->Ladder();
+    m_controller.reset();
+    if (m_ladder)
+    {
+        m_controller = std::make_unique<control::RateController>(control::ParseControllerConfig(
+            m_task->uplinkCodec.Json(), m_task->uplinkCodec.Path(), m_ladder->RungCount()));
+    }
+}
 
 bool
 ClientSession::MaybeDamage(std::vector<uint8_t>& frame)
@@ -122,16 +127,7 @@ ClientSession::Crash()
 {
     // What a restarted site no longer has: its codec state (an error-feedback residual, an
     // adaptive controller's history), its model copy and its connection's messages.
-    m_updateEncoder = MakeCodec(m_task->uplinkCodec, "compression.uplink");
-    m_ladder = m_updateEncoder->Ladder();
-    if (m_ladder)
-    {
-        m_controller = std::make_unique<control::RateController>(
-            control::ParseControllerConfig(m_task->uplinkCodec,
-                                           "compression.uplink",
-                                           m_ladder->RungCount()));
-    }
-    m_modelDecoder = MakeCodec(m_task->downlinkCodec, "compression.downlink");
+    ResetCodecs();
     std::vector<float>().swap(m_model);
     m_unacknowledged.clear();
     m_sentRound = 0;
@@ -374,7 +370,7 @@ ClientSession::EncodeLayerwise(uint32_t round, const TrainingResult& result, Enc
         for (const PipelinePart& part : parts)
         {
             m_partLayouts.push_back(PartLayout(layout, part));
-            m_partEncoders.push_back(MakeCodec(m_task->uplinkCodec, "compression.uplink"));
+            m_partEncoders.push_back(MakeCodec(m_task->uplinkCodec));
         }
     }
     std::vector<std::vector<uint8_t>> payloads(parts.size());

@@ -6,7 +6,7 @@
 // encodes (or skips), and what it measures of its own uploads. FlClientApp is the ns-3 glue:
 // connections, the simulated compute time, availability, trace sources.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "compression/cost-model.h"
 #include "models/fl/pipeline-plan.h"
 #include "models/fl/rate-controller.h"
@@ -38,7 +38,7 @@ struct ClientSessionConfig
     double crashProbability = 0.0;
     /// How the model frames of this client's parent are encoded: an edge aggregator's own
     /// downlink codec (network.hubs[].aggregator); empty: the task's (the server's).
-    nlohmann::json downlinkCodec;
+    CodecSpec downlinkCodec;
 };
 
 /// What a frame from the server is, for this client.
@@ -148,6 +148,8 @@ class ClientSession
     /// faults.corrupt_uplink: damages one payload byte of `frame` with the configured
     /// probability; returns whether it did.
     bool MaybeDamage(std::vector<uint8_t>& frame);
+    /// Fresh codecs (and rate controller): at the start, and after a crash, which loses them.
+    void ResetCodecs();
     /// The buckets of training.pipelining layerwise (computed once).
     const std::vector<PipelinePart>& Parts();
     /// Encodes `result` bucket by bucket into out.parts.

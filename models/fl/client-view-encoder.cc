@@ -1,9 +1,10 @@
 #include "models/fl/client-view-encoder.h"
+#include "compression/codec-spec.h"
 
 namespace fedran
 {
 
-ClientViewEncoder::ClientViewEncoder(nlohmann::json downlinkSpec, const TensorLayout& layout)
+ClientViewEncoder::ClientViewEncoder(CodecSpec downlinkSpec, const TensorLayout& layout)
     : m_downlinkSpec(std::move(downlinkSpec))
     , m_layout(layout)
 {
@@ -21,7 +22,7 @@ ClientViewEncoder::Encode(uint32_t client,
     if (!view.encoder)
     {
         // Clients start from zeros (ClientSession); so does the server's mirror.
-        view.encoder = MakeCodec(m_downlinkSpec, "compression.downlink");
+        view.encoder = MakeCodec(m_downlinkSpec);
         view.model.assign(global.size(), 0.0f);
     }
     for (size_t i = 0; i < global.size(); ++i)

@@ -6,7 +6,7 @@
 // encoder (a codec may keep per-client state, like error feedback's residual). The mirror
 // then moves by exactly what the client will decode, so the two never drift apart.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +23,7 @@ class ClientViewEncoder
 {
   public:
     /// Model frames of `layout` encoded with the codec `downlinkSpec`.
-    ClientViewEncoder(nlohmann::json downlinkSpec, const TensorLayout& layout);
+    ClientViewEncoder(CodecSpec downlinkSpec, const TensorLayout& layout);
 
     /// The payload for `client` in `round`: global − (its copy), and the copy moved as the
     /// client will move it (decoded with `mirror`, a decoder of the same codec). `scratch`
@@ -45,7 +45,7 @@ class ClientViewEncoder
         std::unique_ptr<Codec> encoder;
     };
 
-    nlohmann::json m_downlinkSpec;
+    CodecSpec m_downlinkSpec;
     const TensorLayout& m_layout;
     std::map<uint32_t, View> m_views;
 };

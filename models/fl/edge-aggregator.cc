@@ -1,4 +1,5 @@
 #include "models/fl/edge-aggregator.h"
+#include "compression/codec-spec.h"
 
 #include <algorithm>
 
@@ -16,8 +17,8 @@ EdgeAggregator::EdgeAggregator(EdgeAggregatorConfig config,
     m_config.tier.codecStream = kEdgeCodecStreamBase + 2 * uint64_t{m_config.hub};
     CoordinatorHost& self = *this;
     m_tier = std::make_unique<RoundCoordinator>(m_config.tier, m_task, self);
-    m_modelDecoder = MakeCodec(m_config.parentDownlinkCodec, "compression.downlink");
-    m_updateEncoder = MakeCodec(m_config.uplinkCodec, "aggregator.compression.uplink");
+    m_modelDecoder = MakeCodec(m_config.parentDownlinkCodec);
+    m_updateEncoder = MakeCodec(m_config.uplinkCodec);
     m_codecRng = Rng(m_task->seed, kEdgeCodecStreamBase + 2 * uint64_t{m_config.hub} + 1);
 }
 

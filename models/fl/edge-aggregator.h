@@ -9,7 +9,7 @@
 // own uplink codec and weighted by the samples of every site in its subtree (HierFAVG,
 // Liu et al., ICC 2020). FlEdgeApp is the ns-3 host.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/fl/round-coordinator.h"
 #include "models/fl/trace-records.h"
 #include "models/fl/update-frame.h"
@@ -49,8 +49,8 @@ struct EdgeAggregatorConfig
     /// Its own tier: clientsPerRound, deadline, expected children, the codec of its model
     /// frames (downlinkCodec) and its aggregating children (episodic is set by the class).
     CoordinatorConfig tier;
-    nlohmann::json parentDownlinkCodec; ///< how the parent's model frames are encoded
-    nlohmann::json uplinkCodec;         ///< its own update's codec
+    CodecSpec parentDownlinkCodec; ///< how the parent's model frames are encoded
+    CodecSpec uplinkCodec;              ///< its own update's codec
 };
 
 /// What the aggregator asks of its ns-3 host besides a coordinator host's duties.

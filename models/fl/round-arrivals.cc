@@ -4,6 +4,7 @@
 // round-coordinator.cc runs the rounds themselves.
 
 #include "models/fl/round-coordinator.h"
+#include "compression/codec-spec.h"
 
 #include <algorithm>
 
@@ -260,7 +261,7 @@ RoundCoordinator::CheckUplinkFrame(const Frame& frame) const
                                                               : aggregator->second);
 }
 
-const nlohmann::json&
+const CodecSpec&
 RoundCoordinator::UplinkSpecOf(uint32_t client) const
 {
     const auto aggregator = m_config.aggregatorUplinkCodecs.find(client);
@@ -274,7 +275,7 @@ RoundCoordinator::DecoderFor(uint32_t client)
     auto& decoder = m_decoders[client];
     if (!decoder)
     {
-        decoder = MakeCodec(UplinkSpecOf(client), "compression.uplink");
+        decoder = MakeCodec(UplinkSpecOf(client));
     }
     // Updates are decoded in their own round only: the decoder follows the encoder's round
     // schedule (a sparsity warm-up).

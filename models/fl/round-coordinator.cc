@@ -35,7 +35,7 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
                               m_config.downlinkCodec,
                               m_config.codecStream))
     , m_clock(m_task->serverCompute, m_config.ticksPerSecond)
-    , m_views(m_config.downlinkCodec.is_null() ? m_task->downlinkCodec : m_config.downlinkCodec,
+    , m_views(m_config.downlinkCodec.Empty() ? m_task->downlinkCodec : m_config.downlinkCodec,
               m_task->model->Layout())
     , m_buckets(m_task->uplinkCodec, m_task->model->Layout())
 {
@@ -44,7 +44,7 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
     m_uplinkCodecId = m_state.uplink->Id();
     for (const auto& [child, spec] : m_config.aggregatorUplinkCodecs)
     {
-        m_aggregatorCodecIds[child] = MakeCodec(spec, "aggregator.compression.uplink")->Id();
+        m_aggregatorCodecIds[child] = spec.WireId();
     }
     if (m_config.episodic)
     {

@@ -7,7 +7,7 @@
 // lost, a frame arrived, a timer fired) and acts through a CoordinatorHost (send a frame, arm
 // or cancel a timer, report). FlServerApp is the ns-3 host; tests drive it with a fake clock.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/fl/aggregation-rule.h"
 #include "models/fl/bucket-assembler.h"
 #include "models/fl/client-view-encoder.h"
@@ -97,10 +97,10 @@ struct CoordinatorConfig
     /// aggregation).
     bool episodic = false;
     /// The codec of the model frames this tier sends (empty: the task's downlink codec).
-    nlohmann::json downlinkCodec;
+    CodecSpec downlinkCodec;
     /// Children that are edge aggregators, by the id they join with (the number of sites +
     /// the hub's index), each with the uplink codec its updates use; sites use the task's.
-    std::map<uint32_t, nlohmann::json> aggregatorUplinkCodecs;
+    std::map<uint32_t, CodecSpec> aggregatorUplinkCodecs;
     /// The stream of the downlink codec's draws (an edge tier has its own).
     uint64_t codecStream = kServerCodecStream;
 };
@@ -251,7 +251,7 @@ class RoundCoordinator : public ServerCoordinator
     /// The uplink decoder of `client`, told the current round.
     Codec& DecoderFor(uint32_t client);
     /// The uplink codec spec of `client`'s updates.
-    const nlohmann::json& UplinkSpecOf(uint32_t client) const;
+    const CodecSpec& UplinkSpecOf(uint32_t client) const;
     /// The first round starts (or, episodic, the join is only reported).
     void CloseJoin();
     void ArmDeadline();

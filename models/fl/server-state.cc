@@ -1,4 +1,5 @@
 #include "models/fl/server-state.h"
+#include "compression/codec-spec.h"
 
 namespace fedran
 {
@@ -6,7 +7,7 @@ namespace fedran
 ServerState
 MakeServerState(const FederatedTask& task,
                 uint32_t ruleCapacity,
-                const nlohmann::json& downlinkSpec,
+                const CodecSpec& downlinkSpec,
                 uint64_t codecStream)
 {
     ServerState state;
@@ -17,12 +18,11 @@ MakeServerState(const FederatedTask& task,
     state.scratch.assign(size, 0.0f);
     state.combined.assign(size, 0.0f);
     state.optimizer = MakeServerOptimizer(task.serverOptimizer);
-    state.uplink = MakeCodec(task.uplinkCodec, "compression.uplink");
+    state.uplink = MakeCodec(task.uplinkCodec);
     state.rule = MakeAggregationRule(
-        RuleArgs{*state.uplink, task.robust, ruleCapacity, UsesMajorityVote(task.uplinkCodec)});
+        RuleArgs{*state.uplink, task.robust, ruleCapacity, task.uplinkCodec.BringsAggregator()});
     state.rule->Reset(size);
-    state.modelEncoder = MakeCodec(downlinkSpec.is_null() ? task.downlinkCodec : downlinkSpec,
-                                   "compression.downlink");
+    state.modelEncoder = MakeCodec(downlinkSpec.Empty() ? task.downlinkCodec : downlinkSpec);
     state.codecRng = Rng(task.seed, codecStream);
     return state;
 }

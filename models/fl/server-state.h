@@ -5,7 +5,7 @@
 // the global model, the rule that combines updates, the optimiser that applies the result and
 // the codecs it encodes the model and prices the updates with.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/fl/aggregation-rule.h"
 #include "models/learning/federated-task.h"
 #include "models/learning/server-optimizer.h"
@@ -36,7 +36,7 @@ struct ServerState
 /// encoded with `downlinkSpec` (null: the task's downlink codec) drawing from `codecStream`.
 ServerState MakeServerState(const FederatedTask& task,
                             uint32_t ruleCapacity,
-                            const nlohmann::json& downlinkSpec,
+                            const CodecSpec& downlinkSpec,
                             uint64_t codecStream);
 
 } // namespace fedran

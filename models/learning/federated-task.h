@@ -1,6 +1,7 @@
 #ifndef FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
 #define FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
 
+#include "compression/codec-spec.h"
 #include "compression/cost-model.h"
 #include "models/learning/byzantine-config.h"
 #include "models/learning/dataset.h"
@@ -60,8 +61,8 @@ struct FederatedTask
     std::vector<std::vector<uint32_t>> partition; ///< per client: indices into data->train
     TrainingConfig training;
     ServerOptimizerConfig serverOptimizer;
-    nlohmann::json uplinkCodec;   ///< codec spec, built per client with MakeCodec
-    nlohmann::json downlinkCodec;
+    CodecSpec uplinkCodec; ///< checked when the scenario was read; built per client
+    CodecSpec downlinkCodec;
     /// Downlink frames carry global − (the client's copy) rather than the model itself.
     bool downlinkClientView = false;
     /// server.robust: how the server combines the round's updates.

@@ -2,7 +2,7 @@
 // the validated scenario and checked against what the rest of the scenario asks: the tiers
 // run synchronous rounds with codecs that decode alone and combine by a weighted mean.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/fl/aggregation-rule.h"
 #include "simulator/scenario/config-readers.h"
 
@@ -55,7 +55,7 @@ ScenarioConfig::Hierarchical() const
 }
 
 void
-ReadAggregators(const json& scenario, ScenarioConfig& config)
+ReadAggregators(const json& scenario, ScenarioConfig& config, std::vector<std::string>& errors)
 {
     // Hubs are expanded in entry order, count members per entry (ReadHubs).
     const json& entries = scenario.at("network").at("hubs");
@@ -77,8 +77,21 @@ ReadAggregators(const json& scenario, ScenarioConfig& config)
             aggregator.clientsPerRound = static_cast<uint32_t>(
                 std::min<uint64_t>(a.at("clients_per_round").get<uint64_t>(), 1u << 31));
             aggregator.deadlineS = a.at("deadline_s").get<double>();
-            aggregator.uplinkCodec = a.at("compression").at("uplink");
-            aggregator.downlinkCodec = a.at("compression").at("downlink");
+            const std::string path =
+                "network.hubs." + std::to_string(e) + ".aggregator.compression.";
+            if (k == 0)
+            {
+                aggregator.uplinkCodec =
+                    ReadCodecSpec(a.at("compression").at("uplink"), path + "uplink", errors);
+                aggregator.downlinkCodec =
+                    ReadCodecSpec(a.at("compression").at("downlink"), path + "downlink", errors);
+            }
+            else
+            {
+                // The entry's other hubs share its checked specs (reported once).
+                aggregator.uplinkCodec = config.network.hubs[h - 1].aggregator->uplinkCodec;
+                aggregator.downlinkCodec = config.network.hubs[h - 1].aggregator->downlinkCodec;
+            }
             config.network.hubs[h].aggregator = std::move(aggregator);
         }
     }
@@ -107,30 +120,25 @@ AggregatorPath(const json& scenario, const ScenarioConfig& config, uint32_t hub)
 
 /// Why a codec cannot be a tier's: empty if it can.
 std::string
-TierCodecProblem(const json& spec, const std::string& path, std::vector<std::string>& errors)
+TierCodecProblem(const CodecSpec& spec)
 {
-    try
+    if (spec.Empty())
     {
-        const std::unique_ptr<Codec> codec = MakeCodec(spec, path);
-        if (codec->HasRoundExchange())
-        {
-            return "takes two exchanges per round, which edge aggregation does not relay";
-        }
-        if (codec->Ladder())
-        {
-            return "\"adaptive\" is not supported with edge aggregation (its controller budgets "
-                   "against one deadline)";
-        }
-        if (UsesMajorityVote(spec))
-        {
-            return "combines by a majority vote of signs, which an aggregated update (a mean "
-                   "of many) cannot join; edge aggregation needs codecs combined by a "
-                   "weighted mean";
-        }
+        return ""; // not read: its error is reported already
     }
-    catch (const CodecConfigError& e)
+    if (spec.TwoExchanges())
     {
-        errors.push_back(e.what());
+        return "takes two exchanges per round, which edge aggregation does not relay";
+    }
+    if (spec.Traits().adaptive)
+    {
+        return "\"adaptive\" is not supported with edge aggregation (its controller budgets "
+               "against one deadline)";
+    }
+    if (spec.BringsAggregator())
+    {
+        return "combines by a majority vote of signs, which an aggregated update (a mean of "
+               "many) cannot join; edge aggregation needs codecs combined by a weighted mean";
     }
     return "";
 }
@@ -166,13 +174,13 @@ CheckAggregators(const json& scenario,
     }
     for (const char* key : {"uplink", "downlink"})
     {
-        const json& spec = std::string(key) == "uplink" ? config.uplinkCodec : config.downlinkCodec;
+        const CodecSpec& spec =
+            std::string(key) == "uplink" ? config.uplinkCodec : config.downlinkCodec;
         const std::string path = std::string("compression.") + key;
-        std::vector<std::string> ignored; // CheckCodecs reports a bad spec already
-        const std::string problem = TierCodecProblem(spec, path, ignored);
+        const std::string problem = TierCodecProblem(spec);
         if (!problem.empty())
         {
-            errors.push_back(path + ".type: " + spec.value("type", "") + " " + problem);
+            errors.push_back(path + ".type: " + spec.Type() + " " + problem);
         }
     }
     for (size_t g = 0; g < config.groups.size(); ++g)
@@ -228,13 +236,13 @@ CheckAggregators(const json& scenario,
         }
         for (const char* key : {"uplink", "downlink"})
         {
-            const json& spec =
+            const CodecSpec& spec =
                 std::string(key) == "uplink" ? aggregator.uplinkCodec : aggregator.downlinkCodec;
             const std::string codecPath = path + ".compression." + key;
-            const std::string problem = TierCodecProblem(spec, codecPath, errors);
+            const std::string problem = TierCodecProblem(spec);
             if (!problem.empty())
             {
-                errors.push_back(codecPath + ".type: " + spec.value("type", "") + " " + problem);
+                errors.push_back(codecPath + ".type: " + spec.Type() + " " + problem);
             }
         }
         try

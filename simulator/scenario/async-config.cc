@@ -1,6 +1,6 @@
 // server.mode and server.async: asynchronous FL's settings, and what async mode refuses.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "simulator/scenario/config-readers.h"
 
 namespace fedran
@@ -40,18 +40,11 @@ ReadAsync(const nlohmann::json& server, ScenarioConfig& config, std::vector<std:
         errors.push_back("server.over_select: over-selection closes a synchronous round early; "
                          "async mode has no rounds to close (server.mode is \"async\")");
     }
-    try
+    if (config.uplinkCodec.TwoExchanges())
     {
-        if (MakeCodec(config.uplinkCodec, "compression.uplink")->HasRoundExchange())
-        {
-            errors.push_back("compression.uplink.type: " + config.uplinkCodec.value("type", "") +
-                             " needs a synchronous round (two exchanges between the server and "
-                             "every selected client); server.mode is \"async\"");
-        }
-    }
-    catch (const std::exception&)
-    {
-        // A bad codec spec is reported by CheckCodecs.
+        errors.push_back("compression.uplink.type: " + config.uplinkCodec.Type() +
+                         " needs a synchronous round (two exchanges between the server and "
+                         "every selected client); server.mode is \"async\"");
     }
     if (config.downlinkClientView)
     {

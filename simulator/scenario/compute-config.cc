@@ -2,7 +2,7 @@
 // whose cost profiles put encoding, decoding, aggregation and evaluation on the clock.
 #include "simulator/scenario/config-readers.h"
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/link-config/input-file.h"
 
 #include <memory>
@@ -98,39 +98,17 @@ CheckPipelining(const ScenarioConfig& config, std::vector<std::string>& errors)
         errors.push_back(path + " needs synchronous rounds (server.mode \"async\" folds "
                                 "whole updates only)");
     }
-    std::unique_ptr<Codec> uplink;
-    try
-    {
-        uplink = MakeCodec(config.uplinkCodec, "compression.uplink");
-    }
-    catch (const CodecConfigError&)
-    {
-        return; // reported where the codecs are checked
-    }
     // Buckets are encoded alone, tensor by tensor: a codec that must see the whole update
     // first cannot start before the backward pass ends.
-    if (uplink->HasRoundExchange())
+    const CodecSpec& uplink = config.uplinkCodec;
+    if (uplink.Empty() || uplink.UsesStepMode())
     {
-        errors.push_back(path + " cannot split compression.uplink \"" +
-                         std::string(uplink->Name()) +
-                         "\": its two exchanges need the whole update (the server's "
-                         "orthonormalisation spans every tensor)");
+        return; // a bad spec is reported where it is read; dgc's step mode by its own check
     }
-    const nlohmann::json* spec = &config.uplinkCodec;
-    while (spec->contains("base"))
+    if (const std::string why = uplink.UnsplittableBecause(); !why.empty())
     {
-        spec = &spec->at("base");
-    }
-    if (spec->value("type", "") == "random_k")
-    {
-        errors.push_back(path + " cannot split compression.uplink \"random_k\": its draws are "
-                                "keyed to each tensor's position in the whole update, so a bucket "
-                                "would keep other elements than the update does");
-    }
-    if (uplink->Ladder())
-    {
-        errors.push_back(path + " cannot split compression.uplink \"adaptive\": it picks one "
-                                "rung (or a skip) for the whole update");
+        errors.push_back(path + " cannot split compression.uplink \"" + uplink.Label() +
+                         "\": " + why);
     }
 }
 

@@ -17,6 +17,11 @@ namespace fedran
 {
 
 /// A count the schema bounds from below only, as the 32-bit typed field it goes into.
+/// The codec spec at `path`, checked; empty (and the error in `errors`) if it is not valid.
+CodecSpec ReadCodecSpec(const nlohmann::json& spec,
+                        const std::string& path,
+                        std::vector<std::string>& errors);
+
 uint32_t ReadUint32(const nlohmann::json& value,
                     const std::string& path,
                     std::vector<std::string>& errors);
@@ -58,9 +63,7 @@ void CheckPipelining(const ScenarioConfig& config, std::vector<std::string>& err
 
 /// dgc's mode "step" (its default) anywhere but a site's own uplink codec, and what does not
 /// fit it there (training.momentum, layerwise pipelining, model-poisoning attacks).
-void CheckDgcStepMode(const nlohmann::json& scenario,
-                      const ScenarioConfig& config,
-                      std::vector<std::string>& errors);
+void CheckDgcStepMode(const ScenarioConfig& config, std::vector<std::string>& errors);
 
 /// server.robust (absent: "mean") of a validated server object.
 RobustRuleConfig ReadRobust(const nlohmann::json& server, std::vector<std::string>& errors);
@@ -71,7 +74,9 @@ AttackConfig ReadAttack(const nlohmann::json& attack,
                         std::vector<std::string>& errors);
 
 /// network.hubs[].aggregator, onto the hubs ReadHubs expanded.
-void ReadAggregators(const nlohmann::json& scenario, ScenarioConfig& config);
+void ReadAggregators(const nlohmann::json& scenario,
+                     ScenarioConfig& config,
+                     std::vector<std::string>& errors);
 /// Edge aggregation against the rest of the scenario (mode, codecs, attacks, the tiers'
 /// clients_per_round against their direct children); needs everything else read.
 void CheckAggregators(const nlohmann::json& scenario,

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 
 namespace fedran
@@ -15,93 +16,59 @@ namespace fedran
 namespace
 {
 
-bool
-IsStepDgc(const nlohmann::json& spec)
-{
-    return spec.is_object() && spec.value("type", "") == "dgc" &&
-           spec.value("mode", std::string("step")) == "step";
-}
-
-/// Reports every dgc in mode step within `spec` (at `path`, itself included unless
-/// `allowTop`): its base and its ladder's rungs see the finished update only.
+/// Reports every dgc in mode step within `spec` (itself included unless `allowTop`): its base
+/// and its ladder's rungs see the finished update only.
 void
-FindNestedStepDgc(const nlohmann::json& spec,
-                  const std::string& path,
+FindNestedStepDgc(const CodecSpec& spec,
                   bool allowTop,
                   const std::string& where,
                   std::vector<std::string>& errors)
 {
-    if (!spec.is_object())
+    if (spec.Empty())
     {
-        return;
+        return; // not read: its error is reported already
     }
-    if (!allowTop && IsStepDgc(spec))
+    if (!allowTop && spec.UsesStepMode())
     {
-        errors.push_back(path +
-                         ".mode: dgc's \"step\" mode (the default) acts at every step of a "
-                         "site's local training, which " +
+        errors.push_back(spec.Path() + ".mode: " + spec.Type() +
+                         "'s \"step\" mode (the default) acts at every step of a site's local "
+                         "training, which " +
                          where + " does not see; set \"mode\": \"round\" (docs/codecs.md)");
     }
-    if (const auto base = spec.find("base"); base != spec.end())
+    for (const CodecSpec& child : spec.Children())
     {
-        FindNestedStepDgc(*base, path + ".base", false, "a wrapper's base", errors);
-    }
-    if (const auto ladder = spec.find("ladder"); ladder != spec.end() && ladder->is_array())
-    {
-        for (size_t i = 0; i < ladder->size(); ++i)
-        {
-            FindNestedStepDgc((*ladder)[i],
-                              path + ".ladder." + std::to_string(i),
-                              false,
-                              "a rung of an adaptive ladder",
-                              errors);
-        }
+        FindNestedStepDgc(child,
+                          false,
+                          spec.Traits().adaptive ? "a rung of an adaptive ladder"
+                                                 : "a wrapper's base",
+                          errors);
     }
 }
 
 } // namespace
 
 void
-CheckDgcStepMode(const nlohmann::json& scenario,
-                 const ScenarioConfig& config,
-                 std::vector<std::string>& errors)
+CheckDgcStepMode(const ScenarioConfig& config, std::vector<std::string>& errors)
 {
-    FindNestedStepDgc(config.uplinkCodec, "compression.uplink", true, "", errors);
-    FindNestedStepDgc(config.downlinkCodec,
-                      "compression.downlink",
-                      false,
-                      "the downlink (the server's model)",
-                      errors);
-    if (const auto network = scenario.find("network"); network != scenario.end())
+    FindNestedStepDgc(config.uplinkCodec, true, "", errors);
+    FindNestedStepDgc(config.downlinkCodec, false, "the downlink (the server's model)", errors);
+    std::set<std::string> reported; // the hubs of one network.hubs entry share its specs
+    for (const HubConfig& hub : config.network.hubs)
     {
-        if (const auto hubs = network->find("hubs"); hubs != network->end() && hubs->is_array())
+        if (!hub.aggregator)
         {
-            for (size_t e = 0; e < hubs->size(); ++e)
+            continue;
+        }
+        for (const CodecSpec* spec : {&hub.aggregator->uplinkCodec, &hub.aggregator->downlinkCodec})
+        {
+            if (!spec->Empty() && reported.insert(spec->Path()).second)
             {
-                const nlohmann::json& hub = (*hubs)[e];
-                if (!hub.is_object() || !hub.contains("aggregator") ||
-                    !hub.at("aggregator").contains("compression"))
-                {
-                    continue;
-                }
-                const nlohmann::json& codecs = hub.at("aggregator").at("compression");
-                for (const char* key : {"uplink", "downlink"})
-                {
-                    if (codecs.contains(key))
-                    {
-                        FindNestedStepDgc(codecs.at(key),
-                                          "network.hubs." + std::to_string(e) +
-                                              ".aggregator.compression." + key,
-                                          false,
-                                          "an edge aggregator (it trains nothing)",
-                                          errors);
-                    }
-                }
+                FindNestedStepDgc(*spec, false, "an edge aggregator (it trains nothing)", errors);
             }
         }
     }
 
-    if (!IsStepDgc(config.uplinkCodec))
+    if (!config.uplinkCodec.UsesStepMode())
     {
         return;
     }

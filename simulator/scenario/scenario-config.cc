@@ -2,8 +2,9 @@
 // can't be written in the schema.
 
 #include "compression/adaptive-ladder.h"
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/fl/rate-controller.h"
+#include "models/link-config/link-types.h"
 #include "simulator/scenario/config-readers.h"
 #include "simulator/scenario/scenario.h"
 
@@ -229,10 +230,12 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.network.tcp.delayedAck = tcp.at("delayed_ack").get<bool>();
     config.network.tcp.sack = tcp.at("sack").get<bool>();
     ReadHubs(scenario, config, errors);
-    ReadAggregators(scenario, config);
+    ReadAggregators(scenario, config, errors);
 
-    config.uplinkCodec = scenario.at("compression").at("uplink");
-    config.downlinkCodec = scenario.at("compression").at("downlink");
+    config.uplinkCodec =
+        ReadCodecSpec(scenario.at("compression").at("uplink"), "compression.uplink", errors);
+    config.downlinkCodec =
+        ReadCodecSpec(scenario.at("compression").at("downlink"), "compression.downlink", errors);
     config.downlinkClientView =
         scenario.at("compression").at("downlink_reference").get<std::string>() == "client_view";
     ReadAsync(server, config, errors);
@@ -248,39 +251,50 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
         clients += group.count;
     }
     ReadCaptureOutputs(output, clients, config, errors);
-    // The flow-level transport moves no packets: there would be nothing to capture.
-    if (config.network.transport == "flow" && !config.pcapLinks.empty())
-    {
-        errors.push_back("output.pcap: network.transport \"flow\" carries no packets; "
-                         "packet captures need \"tcp\"");
-    }
-    if (config.network.transport == "flow" && config.flowmon)
-    {
-        errors.push_back("output.flowmon: network.transport \"flow\" carries no packets; "
-                         "FlowMonitor needs \"tcp\"");
-    }
-    // The flow model has one TCP: fair shares with slow start from the initial window, which
-    // it reads. A congestion control, delayed ACKs or SACK it does not model are refused
-    // rather than ignored.
-    if (config.network.transport == "flow")
-    {
-        const auto& tcpConfig = config.network.tcp;
-        if (tcpConfig.congestionControl != "cubic")
-        {
-            errors.push_back("network.tcp.congestion_control: network.transport \"flow\" models "
-                             "no congestion control but fair sharing (use \"cubic\", the "
-                             "default, or the \"tcp\" transport)");
-        }
-        if (!tcpConfig.delayedAck || !tcpConfig.sack)
-        {
-            errors.push_back(std::string("network.tcp.") +
-                             (!tcpConfig.delayedAck ? "delayed_ack" : "sack") +
-                             ": network.transport \"flow\" does not model it (use the \"tcp\" "
-                             "transport)");
-        }
-    }
     ReadFaults(scenario, config, errors);
     return config;
+}
+
+/// What the transport cannot do that the scenario asks of it (models/link-config/link-types.h).
+void
+CheckTransport(const ScenarioConfig& config, std::vector<std::string>& errors)
+{
+    const TransportTraits* transport = FindTransport(config.network.transport);
+    if (transport == nullptr)
+    {
+        return; // the schema lists the transports
+    }
+    const std::string name = "network.transport \"" + config.network.transport + "\"";
+    // A transport that moves no packets leaves nothing to capture.
+    if (!transport->carriesPackets && !config.pcapLinks.empty())
+    {
+        errors.push_back("output.pcap: " + name + " carries no packets; packet captures need a "
+                         "transport that does (\"tcp\")");
+    }
+    if (!transport->carriesPackets && config.flowmon)
+    {
+        errors.push_back("output.flowmon: " + name + " carries no packets; FlowMonitor needs a "
+                         "transport that does (\"tcp\")");
+    }
+    if (transport->fixedTcpBecause.empty())
+    {
+        return;
+    }
+    // TCP settings it does not model are refused rather than ignored.
+    const auto& tcpConfig = config.network.tcp;
+    const std::string why = std::string(transport->fixedTcpBecause);
+    if (tcpConfig.congestionControl != "cubic")
+    {
+        errors.push_back("network.tcp.congestion_control: " + name + " models no congestion "
+                         "control but fair sharing (" + why + "; use \"cubic\", the default, "
+                         "or the \"tcp\" transport)");
+    }
+    if (!tcpConfig.delayedAck || !tcpConfig.sack)
+    {
+        errors.push_back(std::string("network.tcp.") +
+                         (!tcpConfig.delayedAck ? "delayed_ack" : "sack") + ": " + name +
+                         " does not model it (" + why + "; use the \"tcp\" transport)");
+    }
 }
 
 /// Checks across keys: a count that fits each group but not their sum, selection larger
@@ -315,36 +329,28 @@ CheckCrossFields(const ScenarioConfig& config, std::vector<std::string>& errors)
     }
 }
 
-/// The schema checks only a codec spec's "type"; building the codecs here turns a mistyped
-/// codec parameter into a scenario error at load time rather than a failure mid-setup.
+/// What the uplink and downlink codecs may not be (their specs were checked as they were read).
 void
 CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
 {
-    const std::pair<const json*, const char*> specs[] = {
-        {&config.uplinkCodec, "compression.uplink"},
-        {&config.downlinkCodec, "compression.downlink"},
-    };
-    for (const auto& [spec, path] : specs)
+    const CodecSpec& down = config.downlinkCodec;
+    if (down.TwoExchanges())
+    {
+        errors.push_back("compression.downlink.type: " + down.Type() +
+                         " takes two exchanges per round (clients send P, the server answers, "
+                         "clients send Q) and works on the uplink only");
+    }
+    else if (!down.Empty() && down.Traits().adaptive)
+    {
+        errors.push_back("compression.downlink.type: \"adaptive\" is for the uplink only (the "
+                         "controller runs on each client)");
+    }
+    const CodecSpec& up = config.uplinkCodec;
+    if (!up.Empty() && up.Traits().adaptive)
     {
         try
         {
-            std::unique_ptr<Codec> codec = MakeCodec(*spec, path);
-            if (codec->HasRoundExchange() && spec == &config.downlinkCodec)
-            {
-                errors.push_back(std::string(path) + ".type: " + spec->value("type", "") +
-                                 " takes two exchanges per round (clients send P, the server "
-                                 "answers, clients send Q) and works on the uplink only");
-            }
-            else if (const AdaptiveLadder* ladder = codec->Ladder())
-            {
-                if (spec == &config.downlinkCodec)
-                {
-                    errors.push_back("compression.downlink.type: \"adaptive\" is for the "
-                                     "uplink only (the controller runs on each client)");
-                    continue;
-                }
-                control::ParseControllerConfig(*spec, path, ladder->RungCount());
-            }
+            control::ParseControllerConfig(up.Json(), up.Path(), up.Children().size());
         }
         catch (const CodecConfigError& e)
         {
@@ -354,6 +360,22 @@ CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
 }
 
 } // namespace
+
+CodecSpec
+ReadCodecSpec(const json& spec, const std::string& path, std::vector<std::string>& errors)
+{
+    // The schema checks only a codec spec's "type"; parsing it here turns a mistyped codec
+    // parameter into a scenario error at load time rather than a failure mid-setup.
+    try
+    {
+        return CodecSpec::Parse(spec, path);
+    }
+    catch (const CodecConfigError& e)
+    {
+        errors.push_back(e.what());
+        return CodecSpec();
+    }
+}
 
 uint32_t
 ReadUint32(const json& value, const std::string& path, std::vector<std::string>& errors)
@@ -400,8 +422,9 @@ ToConfig(const nlohmann::json& resolved)
         throw ScenarioError(std::string("scenario does not match the reader: ") + e.what());
     }
     CheckCrossFields(config, errors);
+    CheckTransport(config, errors);
     CheckCodecs(config, errors);
-    CheckDgcStepMode(scenario, config, errors);
+    CheckDgcStepMode(config, errors);
     if (errors.empty())
     {
         CheckRobust(config, errors); // needs codecs that build

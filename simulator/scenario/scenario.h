@@ -17,6 +17,8 @@
 #include "models/learning/server-optimizer.h"
 #include "models/link-config/link-config.h"
 
+#include "compression/codec-spec.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -61,8 +63,8 @@ struct AggregatorConfig
     uint32_t edgeRounds = 1;
     uint32_t clientsPerRound = 1;
     double deadlineS = 60.0;
-    nlohmann::json uplinkCodec;   ///< the hub's update to its parent
-    nlohmann::json downlinkCodec; ///< the edge model to its children
+    CodecSpec uplinkCodec;   ///< the hub's update to its parent
+    CodecSpec downlinkCodec; ///< the edge model to its children
 };
 
 struct HubConfig
@@ -170,8 +172,8 @@ struct ScenarioConfig
         std::vector<HubConfig> hubs;
     } network;
 
-    nlohmann::json uplinkCodec;   ///< codec spec object, e.g. {"type": "none"}
-    nlohmann::json downlinkCodec;
+    CodecSpec uplinkCodec; ///< checked when read (empty if it failed: the error is reported)
+    CodecSpec downlinkCodec;
     bool downlinkClientView = false; ///< compression.downlink_reference == "client_view"
 
     std::string outputDir;

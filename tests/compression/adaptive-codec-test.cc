@@ -3,6 +3,7 @@
 // bad ladders are config errors.
 
 #include "compression/adaptive-ladder.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -329,12 +330,12 @@ TEST(AdaptiveCodecTest, BadLaddersAreConfigErrors)
                       "compression.uplink.ladder[0]: power_sgd cannot be a ladder rung");
     ExpectConfigError(
         R"({"type": "adaptive", "ladder": [{"type": "error_feedback", "base": {"type": "power_sgd"}}]})",
-        "power_sgd cannot be a ladder rung");
+        "ladder[0].base: a two-exchange codec (power_sgd) cannot be wrapped");
     ExpectConfigError(R"({"type": "adaptive", "ladder": [{"type": "adaptive", "ladder": []}]})",
                       "cannot itself be adaptive");
     ExpectConfigError(
         R"({"type": "adaptive", "ladder": [{"type": "sign", "aggregation": "majority_vote"}]})",
-        "ladder[0].aggregation");
+        "ladder[0]: a rung cannot bring its own aggregator");
     ExpectConfigError(R"({"type": "adaptive", "ladder": [{"type": "top_k", "ratio": 2}]})",
                       "compression.uplink.ladder[0].ratio");
     ExpectConfigError(R"({"type": "adaptive", "ladder": [{"type": "none"}], "on_skip": "x"})",

@@ -1,6 +1,6 @@
 // clipped: element-wise clamping, whole-update norm scaling, forwarding to the base.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -7,7 +7,7 @@
 // runs of equal magnitudes (top-k ties), a tensor large enough for every sampled, streamed
 // and huge-page path (>= 2^22 floats), one of 1,000 and one of 7 (a partial 64-bit word).
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "compression/internal/dgc-codec.h"
 #include "compression/internal/error-feedback-codec.h"
 

@@ -1,7 +1,7 @@
 // MakeCodec and the registry: names, stable wire ids, and configuration errors that name
 // their JSON path.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

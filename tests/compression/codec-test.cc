@@ -1,6 +1,6 @@
 // TensorLayout, the none and fp16 codecs, payload validation and MakeCodec.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 // "round"). Mode step: dgc-step-mode-test.cc, and against a direct implementation of the
 // paper's Algorithm 1, tests/fl/dgc-per-step-test.cc.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "compression/internal/dgc-codec.h"
 #include "compression/internal/dgc-select.h"
 #include "compression/internal/top-k-select.h"

@@ -4,7 +4,7 @@
 // the keys only one mode takes. Through a real client and server against the paper's
 // Algorithm 1: tests/fl/dgc-per-step-test.cc.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "compression/internal/dgc-codec.h"
 #include "compression/internal/sum-of-squares.h"
 #include "compression/internal/top-k-select.h"

@@ -1,7 +1,7 @@
 // error_feedback: the payload is the base's, the residual telescopes (sum of decoded updates
 // plus the final residual equals the sum of the inputs), and EF rescues a biased compressor.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "compression/internal/error-feedback-codec.h"
 
 #include <gtest/gtest.h>

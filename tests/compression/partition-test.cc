@@ -2,7 +2,7 @@
 // gives the same bytes as one thread, for fp16 and through a wrapper; a small tensor and a
 // codec that does not partition are unaffected.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 // RoundExchange, its payload sizes, warm start, error feedback and the parsers of all four
 // message kinds.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "compression/internal/power-sgd.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 
 // Helpers shared by the tests of the quantizing codecs (quantization, qsgd, sign). Test-only.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "compression/internal/simd-level.h"
 #include "compression/rng.h"
 

@@ -1,7 +1,7 @@
 // The sparsifying codecs top_k, random_k and threshold through the public API: what they keep,
 // payload sizes, random_k's statistics, parameter errors and malformed payloads.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

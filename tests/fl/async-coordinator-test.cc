@@ -3,6 +3,7 @@
 // client sessions.
 
 #include "models/fl/async-coordinator.h"
+#include "compression/codec-spec.h"
 
 #include "fl-test-util.h"
 

@@ -2,6 +2,7 @@
 // attacker's frame is as large as an honest one for every codec, and the collusion oracle.
 
 #include "fl-test-util.h"
+#include "compression/codec-spec.h"
 
 #include "models/fl/byzantine-attack.h"
 

@@ -2,6 +2,7 @@
 // encoding, the two-exchange state, and what it measures of its uploads.
 
 #include "fl-test-util.h"
+#include "compression/codec-spec.h"
 
 #include "models/learning/gradient-spread.h"
 
@@ -19,7 +20,7 @@ using nlohmann::json;
 Frame
 ModelFrame(const FederatedTask& task, uint32_t client, uint32_t round, std::span<const float> w)
 {
-    auto codec = MakeCodec(task.downlinkCodec, "compression.downlink");
+    auto codec = MakeCodec(task.downlinkCodec);
     std::vector<uint8_t> payload;
     Rng rng(1, 1);
     codec->Encode(task.model->Layout(), w, rng, payload);
@@ -89,7 +90,7 @@ TEST(ClientSession, TrainsFromTheModelItReceivedAndEncodesARealUpdate)
     EXPECT_EQ(update.record.codec, "none");
     // The payload decodes to the update the record describes.
     std::vector<float> decoded(w.size());
-    MakeCodec(task->uplinkCodec, "u")->Decode(task->model->Layout(), frame.payload, decoded);
+    MakeCodec(task->uplinkCodec)->Decode(task->model->Layout(), frame.payload, decoded);
     double norm = 0.0;
     for (float x : decoded)
     {
@@ -287,7 +288,7 @@ TEST(ClientSession, CodecStateBeforeTheModelIsTakenAndAfterItIsAnswered)
     EXPECT_FALSE(session.IsAdaptive());
     FrameHeader header;
     header.type = FrameType::CodecState;
-    header.codec = MakeCodec(task->uplinkCodec, "u")->Id();
+    header.codec = MakeCodec(task->uplinkCodec)->Id();
     header.round = 1;
     Frame bad = DecodeFrame(EncodeFrame(header, std::vector<uint8_t>{1, 2, 3}));
     EXPECT_EQ(session.Classify(bad), ServerFrameKind::CodecState);

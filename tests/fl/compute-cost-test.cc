@@ -3,6 +3,7 @@
 // fold plus aggregation and evaluation, and the cost profile's format.
 
 #include "fl-test-util.h"
+#include "compression/codec-spec.h"
 
 #include "compression/cost-model.h"
 

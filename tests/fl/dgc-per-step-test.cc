@@ -23,6 +23,7 @@
 // float and adds it: within 2 float ulps of the largest of |x_i|, the mean and the result).
 
 #include "fl-test-util.h"
+#include "compression/codec-spec.h"
 #include "models/learning/shuffle.h"
 
 #include <gtest/gtest.h>
@@ -223,7 +224,7 @@ ExpectAlgorithmOne(uint32_t localSteps, uint32_t rounds)
         sessions.back()->BeginConnection();
         server.OnJoin(c);
     }
-    auto decoder = MakeCodec(task->uplinkCodec, "compression.uplink");
+    auto decoder = MakeCodec(task->uplinkCodec);
     uint32_t clipped = 0;
     std::vector<size_t> sentCounts;
     for (uint32_t round = 1; round <= rounds; ++round)
@@ -324,7 +325,7 @@ TEST(DgcPerStep, TheDirectImplementationCanTellADifference)
     session.AcceptModel(host.Take(0));
     const Frame frame = DecodeFrame(session.TrainAndEncode(1).frame);
     std::vector<float> decoded(d);
-    MakeCodec(task->uplinkCodec, "compression.uplink")
+    MakeCodec(task->uplinkCodec)
         ->Decode(task->model->Layout(), frame.payload, decoded);
     EXPECT_NE(std::memcmp(decoded.data(), direct.sent[0].data(), d * sizeof(float)), 0);
 }

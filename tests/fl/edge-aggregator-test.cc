@@ -4,6 +4,7 @@
 // every child that update is what a flat server round would have moved the model by.
 
 #include "fl-test-util.h"
+#include "compression/codec-spec.h"
 #include "models/fl/edge-aggregator.h"
 
 #include <gtest/gtest.h>
@@ -94,8 +95,8 @@ Edge(uint32_t edgeRounds, uint32_t children)
     config.tier.expectedClients = children;
     config.tier.deadlineTicks = 60'000;
     config.tier.joinTimeoutTicks = 30'000;
-    config.parentDownlinkCodec = {{"type", "none"}};
-    config.uplinkCodec = {{"type", "none"}};
+    config.parentDownlinkCodec = CodecSpec::Parse({{"type", "none"}}, "compression.downlink");
+    config.uplinkCodec = CodecSpec::Parse({{"type", "none"}}, "aggregator.compression.uplink");
     return config;
 }
 

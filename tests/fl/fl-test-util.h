@@ -51,8 +51,8 @@ MakeTinyTask(uint32_t clients,
     task->partition = std::move(fed.partition);
     task->training.batchSize = 8;
     task->training.lr = 0.1;
-    task->uplinkCodec = std::move(uplink);
-    task->downlinkCodec = std::move(downlink);
+    task->uplinkCodec = CodecSpec::Parse(uplink, "compression.uplink");
+    task->downlinkCodec = CodecSpec::Parse(downlink, "compression.downlink");
     return task;
 }
 

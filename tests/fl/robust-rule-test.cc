@@ -2,6 +2,7 @@
 // hand-made updates.
 
 #include "models/fl/aggregation-rule.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 
@@ -376,7 +377,7 @@ TEST(RobustRules, ScenarioChecksNameThePath)
     auto message = [&](const RobustRuleConfig& config, const json& uplink, uint32_t n) {
         try
         {
-            CheckRobustRule(config, uplink, n);
+            CheckRobustRule(config, CodecSpec::Parse(uplink, "compression.uplink"), n);
         }
         catch (const RuleConfigError& e)
         {

@@ -3,6 +3,7 @@
 // a fake clock and real client sessions.
 
 #include "fl-test-util.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 
@@ -343,7 +344,7 @@ TEST(RoundCoordinator, NamedAggregationRules)
 {
     const json voteSpec = {{"type", "sign"}, {"aggregation", "majority_vote"}};
     auto sign = MakeCodec(voteSpec, "u");
-    RuleArgs args{*sign, RobustRuleConfig{}, 3, UsesMajorityVote(voteSpec)};
+    RuleArgs args{*sign, RobustRuleConfig{}, 3, CodecSpec::Parse(voteSpec, "u").BringsAggregator()};
     auto rule = MakeAggregationRule("codec", args);
     rule->Reset(1);
     const float a[] = {1.0f}, b[] = {-3.0f}, c[] = {2.0f};

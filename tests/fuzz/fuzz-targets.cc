@@ -1,6 +1,6 @@
 #include "fuzz-targets.h"
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/fl/update-frame.h"
 
 #include <nlohmann/json.hpp>

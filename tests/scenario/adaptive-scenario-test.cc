@@ -29,7 +29,7 @@ TEST(AdaptiveScenario, ValidLadderLoads)
         "ladder": [{"type": "none"}, {"type": "quantization", "bits": 8},
                    {"type": "error_feedback", "base": {"type": "top_k", "ratio": 0.01}},
                    {"type": "sign"}]})"));
-    EXPECT_EQ(config.uplinkCodec.at("policy"), "deadline");
+    EXPECT_EQ(config.uplinkCodec.Json().at("policy"), "deadline");
 }
 
 TEST(AdaptiveScenario, ControllerErrorsNameTheirKey)

@@ -43,7 +43,7 @@ TEST(DgcStepConfig, TheUplinkTakesEitherModeAndOtherPlacesOnlyRound)
             {"type", "adaptive"},
             {"ladder", {{{"type", "none"}}, {{"type", "dgc"}, {"mode", "step"}}}}};
     });
-    EXPECT_EQ(message.rfind("compression.uplink.ladder.1.mode:", 0), 0u) << message;
+    EXPECT_EQ(message.rfind("compression.uplink.ladder[1].mode:", 0), 0u) << message;
 }
 
 TEST(DgcStepConfig, RefusesWhatCannotGoWithTheStepMode)

@@ -1,6 +1,6 @@
 // ToConfig: typed settings, the default output folder and the cross-field checks.
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "scenario-test-util.h"
 
 #include <gtest/gtest.h>
@@ -70,8 +70,8 @@ TEST(ToConfig, Quickstart)
     EXPECT_EQ(config.network.coreRateBps, 1'000'000'000u);
     EXPECT_DOUBLE_EQ(config.network.coreDelayS, 0.010);
     EXPECT_EQ(config.network.transport, "tcp");
-    EXPECT_EQ(config.uplinkCodec, json({{"type", "none"}}));
-    EXPECT_EQ(config.downlinkCodec, json({{"type", "none"}}));
+    EXPECT_EQ(config.uplinkCodec.Json(), json({{"type", "none"}}));
+    EXPECT_EQ(config.downlinkCodec.Json(), json({{"type", "none"}}));
     EXPECT_EQ(config.outputDir, "results/quickstart");
     EXPECT_EQ(config.TotalClients(), 20u);
     json resolved = Quickstart();
@@ -143,7 +143,7 @@ TEST(ToConfig, SeveralGroupsAndCodecParameters)
     EXPECT_EQ(config.seed, 18446744073709551615ULL);
     EXPECT_EQ(config.groups[1].backhaul.rateBps, 2'500'000u);
     EXPECT_DOUBLE_EQ(config.groups[1].backhaul.loss, 0.01);
-    EXPECT_EQ(config.uplinkCodec, json({{"type", "fp16"}}));
+    EXPECT_EQ(config.uplinkCodec.Json(), json({{"type", "fp16"}}));
 }
 
 TEST(ToConfig, ClientsPerRoundAboveClientCount)

@@ -1,6 +1,7 @@
 // ValidateScenario with the real schema: defaults, and path-first messages for bad input.
 
 #include "scenario-test-util.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 

@@ -2,6 +2,7 @@
 // documented, and docs/scenario-keys.md and the README listing every key.
 
 #include "scenario-test-util.h"
+#include "compression/codec-spec.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include "sim-test-util.h"
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/fl/update-frame.h"
 
 #include <cstdio>

@@ -70,8 +70,9 @@ MakeSyntheticTask(uint32_t clients, uint64_t seed)
     task->training.batchSize = 10;
     task->training.lr = 0.05;
     task->training.localEpochs = 2;
-    task->uplinkCodec = {{"type", "none"}}; // e.g. {{"type", "top_k"}, {"ratio", 0.1}}
-    task->downlinkCodec = {{"type", "none"}};
+    // e.g. {{"type", "top_k"}, {"ratio", 0.1}}
+    task->uplinkCodec = fedran::CodecSpec::Parse({{"type", "none"}}, "compression.uplink");
+    task->downlinkCodec = fedran::CodecSpec::Parse({{"type", "none"}}, "compression.downlink");
     return task;
 }
 

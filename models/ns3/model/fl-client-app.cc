@@ -145,7 +145,8 @@ FlClientApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
     config.crashProbability = m_crashProbability;
     if (!m_downlinkCodec.empty())
     {
-        config.downlinkCodec = nlohmann::json::parse(m_downlinkCodec);
+        config.downlinkCodec =
+            fedran::CodecSpec::Parse(nlohmann::json::parse(m_downlinkCodec), "DownlinkCodec");
     }
     m_session = std::make_unique<fedran::ClientSession>(config, std::move(task));
 }

@@ -353,7 +353,7 @@ FlEdgeApp::SendToParent(std::vector<uint8_t> frame)
     record.client = m_config.id;
     record.rawBytes = m_task->model->Layout().TotalSize() * sizeof(float);
     record.frameBytes = frame.size();
-    record.codec = m_config.uplinkCodec.value("type", "none");
+    record.codec = m_config.uplinkCodec.Type();
     if (!m_parentChannel)
     {
         // The connection to the parent broke during the episode: the parent has counted this

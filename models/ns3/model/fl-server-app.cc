@@ -116,7 +116,7 @@ FlServerApp::SetAsync(const fedran::AsyncConfig& config)
 }
 
 void
-FlServerApp::SetAggregatorChildren(std::map<uint32_t, nlohmann::json> uplinkCodecs)
+FlServerApp::SetAggregatorChildren(std::map<uint32_t, fedran::CodecSpec> uplinkCodecs)
 {
     m_aggregatorChildren = std::move(uplinkCodecs);
 }

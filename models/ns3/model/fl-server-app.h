@@ -42,7 +42,7 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     void SetAsync(const fedran::AsyncConfig& config);
     /// Children that are edge aggregators (network.hubs[].aggregator), by the id they join
     /// with, each with its uplink codec spec; call before the start.
-    void SetAggregatorChildren(std::map<uint32_t, nlohmann::json> uplinkCodecs);
+    void SetAggregatorChildren(std::map<uint32_t, fedran::CodecSpec> uplinkCodecs);
 
     int64_t AssignStreams(int64_t stream);
 
@@ -91,7 +91,7 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     std::shared_ptr<const fedran::FederatedTask> m_task;
     std::unique_ptr<fedran::ServerCoordinator> m_coordinator;
     std::optional<fedran::AsyncConfig> m_async; ///< set: server.mode async
-    std::map<uint32_t, nlohmann::json> m_aggregatorChildren;
+    std::map<uint32_t, fedran::CodecSpec> m_aggregatorChildren;
     Ptr<UniformRandomVariable> m_sampler;
     std::map<uint32_t, Ptr<MessageChannel>> m_channels;     ///< joined clients' channels
     std::map<MessageChannel*, uint32_t> m_clientOfChannel; ///< the reverse of m_channels
