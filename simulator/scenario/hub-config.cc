@@ -1,6 +1,7 @@
 // network.hubs and clients.groups[].hub: the tree of hub sites between the clients and the
 // aggregation router, checked before anything runs (names, parents, loops).
 
+#include "models/link-config/link-types.h"
 #include "simulator/scenario/config-readers.h"
 
 #include <map>
@@ -119,11 +120,12 @@ ReadHubs(const json& scenario, ScenarioConfig& config, std::vector<std::string>&
                              "\"core\"; not ending in -up or -down)");
             continue;
         }
-        if (entry.at("backhaul").at("type") == "lte")
+        const std::string type = entry.at("backhaul").at("type").get<std::string>();
+        if (const LinkTypeTraits* link = FindLinkType(type);
+            link != nullptr && !link->notAHubLinkBecause.empty())
         {
-            errors.push_back(path + ".backhaul.type: \"lte\" cannot be a hub's link (a UE "
-                                    "does not route a network behind it); use p2p, microwave "
-                                    "or trace");
+            errors.push_back(path + ".backhaul.type: \"" + type + "\" cannot be a hub's link (" +
+                             std::string(link->notAHubLinkBecause) + ")");
             continue;
         }
         const json& backhaul = entry.at("backhaul");
@@ -194,10 +196,12 @@ ReadHubs(const json& scenario, ScenarioConfig& config, std::vector<std::string>&
             errors.push_back(path + ": no hub \"" + hub + "\" in network.hubs");
             continue;
         }
-        if (config.groups[g].backhaul.type == "lte")
+        const std::string& type = config.groups[g].backhaul.type;
+        if (const LinkTypeTraits* link = FindLinkType(type); link && link->routesOwnClients)
         {
-            errors.push_back(path + ": an lte group's UEs reach the aggregation router through "
-                                    "the EPC and cannot hang off a hub");
+            errors.push_back(path + ": the sites of a \"" + type + "\" group reach the "
+                                    "aggregation router through the link's own core network "
+                                    "(an LTE EPC) and cannot hang off a hub");
             continue;
         }
         config.groups[g].hubs = it->second;

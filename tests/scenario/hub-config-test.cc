@@ -135,7 +135,7 @@ TEST(HubConfig, AnLteGroupCannotHangOffAHub)
     EXPECT_NE(ScenarioErrorOf([&] {
                   ValidateScenario(scenario);
                   ToConfig(scenario);
-              }).find("clients.groups.0.hub: an lte group's UEs"),
+              }).find("clients.groups.0.hub: the sites of a \"lte\" group"),
               std::string::npos);
 }
 

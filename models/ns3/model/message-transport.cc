@@ -1,5 +1,7 @@
 #include "models/ns3/model/message-transport.h"
 
+#include "models/link-config/link-types.h"
+
 #include <ns3/object-factory.h>
 
 #include <stdexcept>
@@ -80,33 +82,14 @@ MessageTransport::GetTypeId()
     return tid;
 }
 
-namespace
-{
-
-struct TransportEntry
-{
-    const char* name;   ///< network.transport in a scenario
-    const char* typeId; ///< the MessageTransport's TypeId
-};
-
-// The registry: one line per transport.
-constexpr TransportEntry kTransports[] = {
-    {"tcp", "ns3::TcpMessageTransport"},
-    {"flow", "ns3::FlowMessageTransport"},
-};
-
-} // namespace
-
 Ptr<MessageTransport>
 CreateMessageTransport(const std::string& name)
 {
-    for (const TransportEntry& entry : kTransports)
+    // The registry is the table of transports in models/link-config/link-types.cc.
+    if (const fedran::TransportTraits* transport = fedran::FindTransport(name))
     {
-        if (name == entry.name)
-        {
-            ObjectFactory factory(entry.typeId);
-            return factory.Create<MessageTransport>();
-        }
+        ObjectFactory factory(std::string(transport->typeId));
+        return factory.Create<MessageTransport>();
     }
     throw std::invalid_argument("unknown message transport \"" + name + "\"");
 }
@@ -115,9 +98,9 @@ std::vector<std::string>
 MessageTransportNames()
 {
     std::vector<std::string> names;
-    for (const TransportEntry& entry : kTransports)
+    for (std::string_view name : fedran::TransportNames())
     {
-        names.emplace_back(entry.name);
+        names.emplace_back(name);
     }
     return names;
 }
