@@ -13,7 +13,7 @@
 // {"<name>", Make<Name>Rule} to kAggregationRules (and the name to the schema's enum of
 // server.robust.type).
 
-#include "compression/codec.h"
+#include "compression/codec-spec.h"
 #include "models/learning/byzantine-config.h"
 
 #include <nlohmann/json.hpp>
@@ -71,7 +71,20 @@ struct RuleArgs
     const Codec& uplink;          ///< the uplink codec ("mean" is its own rule)
     RobustRuleConfig config;      ///< server.robust
     uint32_t clientsPerRound = 1; ///< n, for admissibility and the defaults that depend on it
-    bool codecVotes = false;      ///< the codec's own rule is a majority vote (UsesMajorityVote)
+    bool codecVotes = false;      ///< the codec brings its own rule (CodecSpec::BringsAggregator)
+};
+
+using RuleFactory = std::unique_ptr<AggregationRule> (*)(const RuleArgs&);
+
+/**
+ * Adds an aggregation rule at run time, from the file that defines it: for a rule outside this
+ * library (a test's, a user's extension), one namespace-scope line
+ *     const RuleRegistration kMine{"mine", &MakeMineRule};
+ * Throws std::logic_error if the name is taken. The name must outlive the program (a literal).
+ */
+struct RuleRegistration
+{
+    RuleRegistration(std::string_view name, RuleFactory make);
 };
 
 /// Builds rule `name` (a server.robust.type, or "codec", "weighted_mean", "majority_vote").
@@ -84,10 +97,6 @@ std::unique_ptr<AggregationRule> MakeAggregationRule(const RuleArgs& args);
 /// Every name MakeAggregationRule accepts, in registration order.
 std::vector<std::string> AggregationRuleNames();
 
-/// Whether an uplink codec spec combines by sign's majority vote (directly or as the base of
-/// a wrapper): then only server.robust.type "mean" (the vote itself) is meaningful.
-bool UsesMajorityVote(const nlohmann::json& uplinkSpec);
-
 /**
  * The scenario checks of server.robust against the uplink codec and clients_per_round: the
  * rule must be meaningful for the codec (not for sign's majority vote or a two-exchange
@@ -95,7 +104,7 @@ bool UsesMajorityVote(const nlohmann::json& uplinkSpec);
  * hold (Krum n > 2f + 2, trimming fewer than n, ...). Throws RuleConfigError naming the path.
  */
 void CheckRobustRule(const RobustRuleConfig& config,
-                     const nlohmann::json& uplinkSpec,
+                     const CodecSpec& uplinkSpec,
                      uint32_t clientsPerRound);
 
 } // namespace fedran
