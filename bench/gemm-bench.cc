@@ -45,6 +45,8 @@ const Shape kShapes[] = {
     {"cnn-conv2-32x3200x400", 32, 3200, 400, Op::kNone, Op::kNone},
     {"cnn-conv2-wgrad-32x400x3200", 32, 400, 3200, Op::kNone, Op::kTranspose},
     {"cnn-conv2-dgrad-400x3200x32", 400, 3200, 32, Op::kTranspose, Op::kNone},
+    {"cnn-conv1-wgradT-25x16x25088", 25, 16, 25088, Op::kNone, Op::kTranspose},
+    {"cnn-conv2-wgradT-400x32x3200", 400, 32, 3200, Op::kNone, Op::kTranspose},
 };
 
 std::vector<float>

@@ -51,6 +51,7 @@ struct CnnScratch
     std::vector<float> flat;     ///< n x (c2 h2 w2): pool2 image by image, the head's input
     std::vector<float> flatGrad; ///< dLoss/dflat
     std::vector<float> poolGrad; ///< dLoss/dpool2, then dLoss/dpool1
+    std::vector<float> weightGradT; ///< a convolution's weight gradient, transposed
 };
 
 thread_local CnnScratch t_cnn;
@@ -60,6 +61,56 @@ ForBatch(PoolShape shape, size_t n)
 {
     shape.n = n;
     return shape;
+}
+
+/**
+ * A convolution's weight gradient, grad (channels x patch) = outGrad (channels x positions)
+ * cols^T, or grad += that when `accumulate`. Computed transposed, grad^T = cols outGrad^T:
+ * the product then packs outGrad (channels wide) instead of transposing the much larger column
+ * matrix, and reads cols in place. Every element is the same chain of fused multiply-adds over
+ * the positions in order (fma(x, y, z) == fma(y, x, z)), so the bits do not change.
+ */
+void
+WeightGradient(const float* outGrad,
+               const float* cols,
+               size_t channels,
+               size_t patch,
+               size_t positions,
+               float* grad,
+               bool accumulate,
+               std::vector<float>& scratch)
+{
+    GrowScratch(scratch, patch * channels);
+    float* gradT = scratch.data();
+    if (accumulate)
+    {
+        for (size_t o = 0; o < channels; ++o)
+        {
+            for (size_t q = 0; q < patch; ++q)
+            {
+                gradT[q * channels + o] = grad[o * patch + q];
+            }
+        }
+    }
+    Gemm(Op::kNone,
+         Op::kTranspose,
+         patch,
+         channels,
+         positions,
+         cols,
+         positions,
+         outGrad,
+         positions,
+         gradT,
+         channels,
+         accumulate);
+    for (size_t o = 0; o < channels; ++o)
+    {
+        for (size_t q = 0; q < patch; ++q)
+        {
+            grad[o * patch + q] = gradT[q * channels + o];
+        }
+    }
 }
 
 /// Kaiming-uniform (ReLU gain) weights of a convolution; zero bias.
@@ -263,18 +314,14 @@ CnnModel::Backward(const float* params, size_t n, float* grad, bool accumulate) 
     // folded back onto the image: dLoss/dpool1.
     const size_t cols2 = n * m_geometry.conv2.OutPlane();
     const size_t patch2 = m_geometry.conv2.PatchSize();
-    Gemm(Op::kNone,
-         Op::kTranspose,
-         c2,
-         patch2,
-         cols2,
-         out2Grad,
-         cols2,
-         s.cols2.data(),
-         cols2,
-         grad + m_layout.Offset(kConv2Weight),
-         patch2,
-         accumulate);
+    WeightGradient(out2Grad,
+                   s.cols2.data(),
+                   c2,
+                   patch2,
+                   cols2,
+                   grad + m_layout.Offset(kConv2Weight),
+                   accumulate,
+                   s.weightGradT);
     Gemm(Op::kTranspose,
          Op::kNone,
          patch2,
@@ -298,18 +345,14 @@ CnnModel::Backward(const float* params, size_t n, float* grad, bool accumulate) 
                          grad + m_layout.Offset(kConv1Bias));
     const size_t cols1 = n * m_geometry.conv1.OutPlane();
     const size_t patch1 = m_geometry.conv1.PatchSize();
-    Gemm(Op::kNone,
-         Op::kTranspose,
-         c1,
-         patch1,
-         cols1,
-         out1Grad,
-         cols1,
-         s.cols1.data(),
-         cols1,
-         grad + m_layout.Offset(kConv1Weight),
-         patch1,
-         accumulate);
+    WeightGradient(out1Grad,
+                   s.cols1.data(),
+                   c1,
+                   patch1,
+                   cols1,
+                   grad + m_layout.Offset(kConv1Weight),
+                   accumulate,
+                   s.weightGradT);
 }
 
 double
