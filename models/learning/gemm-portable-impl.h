@@ -359,11 +359,15 @@ Panel(const Operands& op,
       size_t width,
       bool overwrite)
 {
-    // Narrow panels take more rows a tile, so that enough independent sums are in flight to
-    // hide the latency of the fused multiply-add (a convolution's weight gradient has one or
-    // two vectors of columns and a depth of thousands). The tile shape does not change any
-    // element's order of operations.
-    constexpr size_t rows = Vecs == 1 ? 2 * kMr : kMr;
+    // Tiles as tall as the registers allow, so that enough independent sums are in flight to
+    // hide the latency of the fused multiply-add and each load of b serves more rows: 8 rows
+    // of one vector (a convolution's weight gradient: one or two vectors of columns and a
+    // depth of thousands), 6 rows of two or four vectors where there are 32 vector registers
+    // (AVX-512) or 16 of 8 floats (AVX2: 6 x 2 sums), else 4; the last rows in tiles of 4, 2
+    // and 1. The tile shape does not change any element's order of operations.
+    constexpr size_t rows = Vecs == 1                                    ? 2 * kMr
+                            : (Vecs == 2 && kLanes >= 8) || kLanes >= 16 ? 6
+                                                                         : kMr;
     for (size_t p0 = 0; p0 < k; p0 += kKc)
     {
         const size_t p1 = std::min(k, p0 + kKc);
@@ -379,6 +383,10 @@ Panel(const Operands& op,
             {
                 Tile<kMr, Vecs>(op, i, p0, p1, panel, ldp, c, ldc, j0, width, zero);
             }
+        }
+        for (; i + 2 <= m; i += 2)
+        {
+            Tile<2, Vecs>(op, i, p0, p1, panel, ldp, c, ldc, j0, width, zero);
         }
         for (; i < m; ++i)
         {

@@ -77,8 +77,8 @@ PoolBiasReluForward(const PoolShape& shape,
                     const __m128 upper = _mm_max_ps(b, a);
                     const __m128 lower = _mm_max_ps(d, cc);
                     // Masks are all ones (-1) where true.
-                    const __m128i upperIndex = _mm_sub_epi32(_mm_setzero_si128(),
-                                                             _mm_castps_si128(_mm_cmpgt_ps(b, a)));
+                    const __m128i upperIndex =
+                        _mm_sub_epi32(_mm_setzero_si128(), _mm_castps_si128(_mm_cmpgt_ps(b, a)));
                     const __m128i lowerIndex =
                         _mm_sub_epi32(two, _mm_castps_si128(_mm_cmpgt_ps(d, cc)));
                     const __m128i lowerWins = _mm_castps_si128(_mm_cmpgt_ps(lower, upper));
@@ -142,8 +142,9 @@ PoolBiasReluBackward(const PoolShape& shape,
                     int packed;
                     std::memcpy(&packed, argmax, 4);
                     const __m128i bytes = _mm_cvtsi32_si128(packed);
-                    const __m128i index = _mm_unpacklo_epi16(
-                        _mm_unpacklo_epi8(bytes, _mm_setzero_si128()), _mm_setzero_si128());
+                    const __m128i index =
+                        _mm_unpacklo_epi16(_mm_unpacklo_epi8(bytes, _mm_setzero_si128()),
+                                           _mm_setzero_si128());
                     const __m128 at[4] = {
                         _mm_and_ps(g, _mm_castsi128_ps(_mm_cmpeq_epi32(index, _mm_set1_epi32(0)))),
                         _mm_and_ps(g, _mm_castsi128_ps(_mm_cmpeq_epi32(index, _mm_set1_epi32(1)))),

@@ -2,8 +2,8 @@
 // bit: the vector code must give exactly the scalar results (values, argmax, bias-gradient
 // sums in window order), ties, zeros and odd sizes included.
 
-#include "models/learning/max-pool.h"
 #include "compression/rng.h"
+#include "models/learning/max-pool.h"
 
 #include <gtest/gtest.h>
 
