@@ -37,6 +37,16 @@ const Shape kShapes[] = {
     {"mlp-weight-grad-200x784x32", 200, 784, 32, Op::kTranspose, Op::kNone},
     {"mlp-hidden-32x200x200", 32, 200, 200, Op::kNone, Op::kTranspose},
     {"cnn-conv-16x1500x25", 16, 1500, 25, Op::kNone, Op::kNone},
+    // The default CNN on a batch of 32: conv1 (28 x 28 positions, 25-tap patches) forward and
+    // weight gradient; conv2 (10 x 10 positions, 400-tap patches) forward, weight gradient and
+    // input gradient.
+    {"cnn-conv1-16x25088x25", 16, 25088, 25, Op::kNone, Op::kNone},
+    {"cnn-conv1-wgrad-16x25x25088", 16, 25, 25088, Op::kNone, Op::kTranspose},
+    {"cnn-conv2-32x3200x400", 32, 3200, 400, Op::kNone, Op::kNone},
+    {"cnn-conv2-wgrad-32x400x3200", 32, 400, 3200, Op::kNone, Op::kTranspose},
+    {"cnn-conv2-dgrad-400x3200x32", 400, 3200, 32, Op::kTranspose, Op::kNone},
+    {"cnn-conv1-wgradT-25x16x25088", 25, 16, 25088, Op::kNone, Op::kTranspose},
+    {"cnn-conv2-wgradT-400x32x3200", 400, 32, 3200, Op::kNone, Op::kTranspose},
 };
 
 std::vector<float>

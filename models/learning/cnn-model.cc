@@ -1,5 +1,6 @@
 #include "models/learning/cnn-model.h"
 
+#include "models/learning/conv-layer.h"
 #include "models/learning/cross-entropy.h"
 #include "models/learning/dataset.h"
 #include "models/learning/gemm.h"
@@ -38,19 +39,20 @@ enum Tensor : size_t
 
 /**
  * Per-thread activations of the chunk being processed. Conv outputs (out1, out2) are
- * overwritten by their gradients in Backward; the second column matrix by its gradient too.
+ * overwritten by their gradients in Backward.
  */
 struct CnnScratch
 {
     std::vector<const float*> images; ///< the chunk's input images
     std::vector<const float*> inner;  ///< per image, its pool1 activations (conv2's input)
     std::vector<uint8_t> labels;
-    std::vector<float> cols1, out1, pool1;
+    std::vector<float> cols1, out1, pool1; ///< cols: the column matrices, kept for Backward
     std::vector<float> cols2, out2, pool2;
     std::vector<uint8_t> argmax1, argmax2;
     std::vector<float> flat;     ///< n x (c2 h2 w2): pool2 image by image, the head's input
     std::vector<float> flatGrad; ///< dLoss/dflat
     std::vector<float> poolGrad; ///< dLoss/dpool2, then dLoss/dpool1
+    ConvScratch conv;
 };
 
 thread_local CnnScratch t_cnn;
@@ -142,23 +144,17 @@ CnnModel::Forward(const float* params, const float* const* images, size_t n) con
     const size_t c2 = m_shape.channels[1];
 
     // conv1 -> pool1 (bias and ReLU fused into the pooling).
-    const size_t cols1 = n * m_geometry.conv1.OutPlane();
-    const size_t patch1 = m_geometry.conv1.PatchSize();
-    GrowScratch(s.cols1, patch1 * cols1);
-    GrowScratch(s.out1, c1 * cols1);
+    GrowScratch(s.out1, c1 * n * m_geometry.conv1.OutPlane());
+    GrowScratch(s.cols1, m_geometry.conv1.PatchSize() * n * m_geometry.conv1.OutPlane());
     const size_t imagePlane = size_t{m_shape.imageHeight} * m_shape.imageWidth;
-    Im2Col(m_geometry.conv1, images, n, imagePlane, s.cols1.data());
-    Gemm(Op::kNone,
-         Op::kNone,
-         c1,
-         cols1,
-         patch1,
-         params + m_layout.Offset(kConv1Weight),
-         patch1,
-         s.cols1.data(),
-         cols1,
-         s.out1.data(),
-         cols1);
+    ConvForward(m_geometry.conv1,
+                images,
+                n,
+                imagePlane,
+                params + m_layout.Offset(kConv1Weight),
+                c1,
+                s.out1.data(),
+                s.cols1.data());
     const PoolShape pool1 = ForBatch(m_geometry.pool1, n);
     GrowScratch(s.pool1, pool1.OutSize());
     GrowScratch(s.argmax1, pool1.OutSize());
@@ -175,22 +171,16 @@ CnnModel::Forward(const float* params, const float* const* images, size_t n) con
     {
         s.inner[i] = s.pool1.data() + i * plane1;
     }
-    const size_t cols2 = n * m_geometry.conv2.OutPlane();
-    const size_t patch2 = m_geometry.conv2.PatchSize();
-    GrowScratch(s.cols2, patch2 * cols2);
-    GrowScratch(s.out2, c2 * cols2);
-    Im2Col(m_geometry.conv2, s.inner.data(), n, n * plane1, s.cols2.data());
-    Gemm(Op::kNone,
-         Op::kNone,
-         c2,
-         cols2,
-         patch2,
-         params + m_layout.Offset(kConv2Weight),
-         patch2,
-         s.cols2.data(),
-         cols2,
-         s.out2.data(),
-         cols2);
+    GrowScratch(s.out2, c2 * n * m_geometry.conv2.OutPlane());
+    GrowScratch(s.cols2, m_geometry.conv2.PatchSize() * n * m_geometry.conv2.OutPlane());
+    ConvForward(m_geometry.conv2,
+                s.inner.data(),
+                n,
+                n * plane1,
+                params + m_layout.Offset(kConv2Weight),
+                c2,
+                s.out2.data(),
+                s.cols2.data());
     const PoolShape pool2 = ForBatch(m_geometry.pool2, n);
     GrowScratch(s.pool2, pool2.OutSize());
     GrowScratch(s.argmax2, pool2.OutSize());
@@ -259,34 +249,17 @@ CnnModel::Backward(const float* params, size_t n, float* grad, bool accumulate) 
                          out2Grad,
                          grad + m_layout.Offset(kConv2Bias));
 
-    // conv2: dW = dOut cols^T; dCols = W^T dOut, written over cols2 (no longer needed), then
-    // folded back onto the image: dLoss/dpool1.
-    const size_t cols2 = n * m_geometry.conv2.OutPlane();
-    const size_t patch2 = m_geometry.conv2.PatchSize();
-    Gemm(Op::kNone,
-         Op::kTranspose,
-         c2,
-         patch2,
-         cols2,
-         out2Grad,
-         cols2,
-         s.cols2.data(),
-         cols2,
-         grad + m_layout.Offset(kConv2Weight),
-         patch2,
-         accumulate);
-    Gemm(Op::kTranspose,
-         Op::kNone,
-         patch2,
-         cols2,
-         c2,
-         params + m_layout.Offset(kConv2Weight),
-         patch2,
-         out2Grad,
-         cols2,
-         s.cols2.data(),
-         cols2);
-    Col2Im(m_geometry.conv2, s.cols2.data(), n, s.poolGrad.data());
+    // conv2's weight gradient and dLoss/dpool1 (over dLoss/dpool2, consumed above).
+    ConvBackward(m_geometry.conv2,
+                 n,
+                 s.cols2.data(),
+                 params + m_layout.Offset(kConv2Weight),
+                 c2,
+                 out2Grad,
+                 grad + m_layout.Offset(kConv2Weight),
+                 accumulate,
+                 s.poolGrad.data(),
+                 s.conv);
 
     // Through pool1, then conv1's weights (the input image needs no gradient).
     float* out1Grad = s.out1.data();
@@ -296,20 +269,16 @@ CnnModel::Backward(const float* params, size_t n, float* grad, bool accumulate) 
                          s.argmax1.data(),
                          out1Grad,
                          grad + m_layout.Offset(kConv1Bias));
-    const size_t cols1 = n * m_geometry.conv1.OutPlane();
-    const size_t patch1 = m_geometry.conv1.PatchSize();
-    Gemm(Op::kNone,
-         Op::kTranspose,
-         c1,
-         patch1,
-         cols1,
-         out1Grad,
-         cols1,
-         s.cols1.data(),
-         cols1,
-         grad + m_layout.Offset(kConv1Weight),
-         patch1,
-         accumulate);
+    ConvBackward(m_geometry.conv1,
+                 n,
+                 s.cols1.data(),
+                 params + m_layout.Offset(kConv1Weight),
+                 c1,
+                 out1Grad,
+                 grad + m_layout.Offset(kConv1Weight),
+                 accumulate,
+                 nullptr,
+                 s.conv);
 }
 
 double

@@ -27,6 +27,7 @@
 #endif
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <vector>
 
 static_assert(EIGEN_WORLD_VERSION == 3 && EIGEN_MAJOR_VERSION == 4,
@@ -120,8 +121,16 @@ FEDRAN_GEMM_KERNEL_FUNCTION(bool transposeA,
                             const float* b,
                             size_t ldb,
                             float* c,
-                            size_t ldc)
+                            size_t ldc,
+                            bool overwrite)
 {
+    if (overwrite)
+    {
+        for (size_t i = 0; i < m; ++i)
+        {
+            std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+        }
+    }
     const auto im = static_cast<Index>(m);
     const auto in = static_cast<Index>(n);
     const auto ik = static_cast<Index>(k);

@@ -2,7 +2,9 @@
 #define FEDRAN_MODELS_LEARNING_GEMM_KERNELS_H
 
 // The per-instruction-set kernels behind Gemm() (gemm.h), for gemm.cc's dispatch. Each
-// computes c += op(a) * op(b) with m, n, k > 0, in the conventions of Gemm().
+// computes c += op(a) * op(b) with m, n, k > 0, in the conventions of Gemm(); with `overwrite`,
+// c = op(a) * op(b) as if c had been zero (the portable kernels start their sums from a zero
+// register instead of clearing c in memory first).
 
 #include <cstddef>
 
@@ -20,7 +22,8 @@ using KernelFunction = void(bool transposeA,
                             const float* b,
                             size_t ldb,
                             float* c,
-                            size_t ldc);
+                            size_t ldc,
+                            bool overwrite);
 using Kernel = KernelFunction*;
 
 // Fast kernels (gemm-kernel-impl.h: Eigen's, with FMA where the instruction set has it) and

@@ -77,6 +77,15 @@ SumRoundedToOdd(Wide2 p, Wide2 c)
     return odd;
 }
 
+/// kLanes floats from anywhere (b read in place need not be aligned).
+inline Vec
+LoadVec(const float* p)
+{
+    Vec v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
 /// fma(b, x, acc) in every lane: b * x + acc with one rounding.
 inline Vec
 FusedMultiplyAdd(Vec b, float x, Vec acc)
@@ -278,33 +287,45 @@ Tile(const Operands& op,
      size_t p0,
      size_t p1,
      const float* panel,
+     size_t ldp,
      float* c,
      size_t ldc,
      size_t j0,
-     size_t width)
+     size_t width,
+     bool zero)
 {
     constexpr size_t nr = Vecs * kLanes;
     Vec acc[Rows][Vecs];
     // A full-width tile moves c straight to and from the registers; a narrow one through a
-    // zero-padded buffer (this matters where the depth is short: a convolution's 25).
+    // zero-padded buffer (this matters where the depth is short: a convolution's 25). The
+    // first chunk of an overwriting product starts its sums from +0, as they would from a
+    // cleared c, without reading c.
     const bool full = width == nr;
     for (size_t r = 0; r < Rows; ++r)
     {
-        if (full)
-        {
-            std::memcpy(acc[r], c + (i + r) * ldc + j0, sizeof(acc[r]));
-            continue;
-        }
         float lanes[nr] = {};
-        std::memcpy(lanes, c + (i + r) * ldc + j0, width * sizeof(float));
-        std::memcpy(acc[r], lanes, sizeof(lanes));
+        if (!zero)
+        {
+            std::memcpy(lanes, c + (i + r) * ldc + j0, (full ? nr : width) * sizeof(float));
+        }
+        for (size_t v = 0; v < Vecs; ++v)
+        {
+            acc[r][v] = LoadVec(lanes + v * kLanes);
+        }
     }
+    const bool ta = op.ta;
+    const float* a = op.a;
+    const size_t lda = op.lda;
     for (size_t p = p0; p < p1; ++p)
     {
-        const Vec* row = reinterpret_cast<const Vec*>(panel + p * nr);
+        Vec row[Vecs];
+        for (size_t v = 0; v < Vecs; ++v)
+        {
+            row[v] = LoadVec(panel + p * ldp + v * kLanes);
+        }
         for (size_t r = 0; r < Rows; ++r)
         {
-            const float x = op.A(i + r, p);
+            const float x = ta ? a[p * lda + i + r] : a[(i + r) * lda + p];
             for (size_t v = 0; v < Vecs; ++v)
             {
                 acc[r][v] = FusedMultiplyAdd(row[v], x, acc[r][v]);
@@ -331,22 +352,45 @@ Panel(const Operands& op,
       size_t m,
       size_t k,
       const float* panel,
+      size_t ldp,
       float* c,
       size_t ldc,
       size_t j0,
-      size_t width)
+      size_t width,
+      bool overwrite)
 {
+    // Tiles as tall as the registers allow, so that enough independent sums are in flight to
+    // hide the latency of the fused multiply-add and each load of b serves more rows: 8 rows
+    // of one vector (a convolution's weight gradient: one or two vectors of columns and a
+    // depth of thousands), 6 rows of two or four vectors where there are 32 vector registers
+    // (AVX-512) or 16 of 8 floats (AVX2: 6 x 2 sums), else 4; the last rows in tiles of 4, 2
+    // and 1. The tile shape does not change any element's order of operations.
+    constexpr size_t rows = Vecs == 1                                    ? 2 * kMr
+                            : (Vecs == 2 && kLanes >= 8) || kLanes >= 16 ? 6
+                                                                         : kMr;
     for (size_t p0 = 0; p0 < k; p0 += kKc)
     {
         const size_t p1 = std::min(k, p0 + kKc);
+        const bool zero = overwrite && p0 == 0;
         size_t i = 0;
-        for (; i + kMr <= m; i += kMr)
+        for (; i + rows <= m; i += rows)
         {
-            Tile<kMr, Vecs>(op, i, p0, p1, panel, c, ldc, j0, width);
+            Tile<rows, Vecs>(op, i, p0, p1, panel, ldp, c, ldc, j0, width, zero);
+        }
+        if constexpr (rows > kMr)
+        {
+            for (; i + kMr <= m; i += kMr)
+            {
+                Tile<kMr, Vecs>(op, i, p0, p1, panel, ldp, c, ldc, j0, width, zero);
+            }
+        }
+        for (; i + 2 <= m; i += 2)
+        {
+            Tile<2, Vecs>(op, i, p0, p1, panel, ldp, c, ldc, j0, width, zero);
         }
         for (; i < m; ++i)
         {
-            Tile<1, Vecs>(op, i, p0, p1, panel, c, ldc, j0, width);
+            Tile<1, Vecs>(op, i, p0, p1, panel, ldp, c, ldc, j0, width, zero);
         }
     }
 }
@@ -364,7 +408,8 @@ FEDRAN_GEMM_PORTABLE_FUNCTION(bool transposeA,
                               const float* b,
                               size_t ldb,
                               float* c,
-                              size_t ldc)
+                              size_t ldc,
+                              bool overwrite)
 {
     const Operands op{transposeA, transposeB, a, lda, b, ldb};
     float* panel = t_panel.Grow(k * kNr);
@@ -374,25 +419,33 @@ FEDRAN_GEMM_PORTABLE_FUNCTION(bool transposeA,
         // A narrow last panel (or a narrow c: a convolution's weight gradient has 25 columns)
         // takes as few vectors as cover it, so that no work is spent on zero columns.
         const size_t vecs = (width + kLanes - 1) / kLanes;
+        if (!transposeB && width == kNr)
+        {
+            // A full panel of a b stored k x n is read in place: packing would only copy it
+            // (a convolution's column matrix is as large as the product's work is short).
+            Panel<kVecs>(op, m, k, b + j0, ldb, c, ldc, j0, width, overwrite);
+            continue;
+        }
         PackPanel(op, k, j0, width, vecs * kLanes, panel);
+        const size_t ldp = vecs * kLanes;
         switch (vecs)
         {
             case 1:
-                Panel<1>(op, m, k, panel, c, ldc, j0, width);
+                Panel<1>(op, m, k, panel, ldp, c, ldc, j0, width, overwrite);
                 break;
 #if FEDRAN_GEMM_VECS >= 2
             case 2:
-                Panel<2>(op, m, k, panel, c, ldc, j0, width);
+                Panel<2>(op, m, k, panel, ldp, c, ldc, j0, width, overwrite);
                 break;
 #endif
 #if FEDRAN_GEMM_VECS >= 3
             case 3:
-                Panel<3>(op, m, k, panel, c, ldc, j0, width);
+                Panel<3>(op, m, k, panel, ldp, c, ldc, j0, width, overwrite);
                 break;
 #endif
 #if FEDRAN_GEMM_VECS >= 4
             case 4:
-                Panel<4>(op, m, k, panel, c, ldc, j0, width);
+                Panel<4>(op, m, k, panel, ldp, c, ldc, j0, width, overwrite);
                 break;
 #endif
             default:

@@ -75,18 +75,29 @@ Run(gemm::Kernel kernel,
     {
         return;
     }
-    if (!accumulate)
+    if (k == 0)
     {
-        // The kernels always accumulate into c.
-        for (size_t i = 0; i < m; ++i)
+        if (!accumulate)
         {
-            std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+            for (size_t i = 0; i < m; ++i)
+            {
+                std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+            }
         }
+        return;
     }
-    if (k > 0)
-    {
-        kernel(opA == Op::kTranspose, opB == Op::kTranspose, m, n, k, a, lda, b, ldb, c, ldc);
-    }
+    kernel(opA == Op::kTranspose,
+           opB == Op::kTranspose,
+           m,
+           n,
+           k,
+           a,
+           lda,
+           b,
+           ldb,
+           c,
+           ldc,
+           !accumulate);
 }
 
 } // namespace

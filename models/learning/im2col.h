@@ -46,24 +46,30 @@ struct ConvGeometry
 };
 
 /**
- * Writes cols (PatchSize() rows x n*OutPlane() columns, row-major; column s*OutPlane() + p is
- * output position p of image s). Image s's channel c starts at samples[s] + c * channelStride
- * and is a height x width row-major plane. Taking one pointer per image lets the first layer
- * read minibatch rows straight from the dataset, and inner layers their channel-major
- * (C x n x H x W) activations, without a gathering copy.
+ * Writes cols (PatchSize() rows x n*OutPlane() columns, row-major, rows ldCols floats apart;
+ * column s*OutPlane() + p is output position p of image s). Image s's channel c starts at
+ * samples[s] + c * channelStride and is a height x width row-major plane. Taking one pointer per
+ * image lets the first layer read minibatch rows straight from the dataset, and inner layers their
+ * channel-major (C x n x H x W) activations, without a gathering copy.
  */
 void Im2Col(const ConvGeometry& geometry,
             const float* const* samples,
             size_t n,
             size_t channelStride,
-            float* cols);
+            float* cols,
+            size_t ldCols);
 
 /**
- * The adjoint of Im2Col for channel-major input: overwrites `image` (inChannels x n x height x
- * width) with the sum, over every column entry, of the entry at the pixel it was copied from.
- * Entries that came from the zero padding are dropped.
+ * The adjoint of Im2Col for channel-major input: overwrites the n images at `image` (image s's
+ * channel c is the height x width plane at image + c * channelStride + s * height * width)
+ * with the sum, over every column entry, of the entry at the pixel it was copied from, in the
+ * order of the column matrix's rows. Entries that came from the zero padding are dropped.
  */
-void Col2Im(const ConvGeometry& geometry, const float* cols, size_t n, float* image);
+void Col2Im(const ConvGeometry& geometry,
+            const float* cols,
+            size_t n,
+            size_t channelStride,
+            float* image);
 
 } // namespace fedran
 

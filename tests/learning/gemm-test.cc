@@ -157,9 +157,12 @@ TEST(Gemm, PortableKernelsGiveTheSameBitsOnEveryInstructionSet)
     {
         size_t m, n, k;
     };
-    // Around the tiles (4 rows, 8 to 32 columns) and the 256-deep chunks, and the models' own.
-    const Shape shapes[] = {{1, 1, 1}, {5, 33, 257}, {32, 200, 784}, {200, 784, 32}, {16, 1500, 25},
-                            {3, 7, 600}};
+    // Around the tiles (4 rows, 8 to 32 columns; 8 rows for one vector of columns) and the
+    // 256-deep chunks, and the models' own; panels of b read in place (full widths of 24 and
+    // 64 columns), and a convolution's weight gradient (long depth, one vector of columns).
+    const Shape shapes[] = {{1, 1, 1},     {5, 33, 257},   {32, 200, 784}, {200, 784, 32},
+                            {16, 1500, 25}, {3, 7, 600},    {25, 16, 600},  {9, 130, 300},
+                            {19, 192, 40},  {40, 32, 700}};
     size_t compared = 0;
     for (const Shape& s : shapes)
     {
