@@ -215,11 +215,8 @@ AsyncCoordinator::Dispatch(uint32_t client)
                                      m_modelPayload);
         m_modelEncoded = true;
     }
-    FrameHeader header;
-    header.type = FrameType::GlobalModel;
-    header.codec = m_state.modelEncoder->Id();
-    header.round = m_version + 1;
-    header.client = client;
+    const FrameHeader header =
+        MakeFrameHeader(FrameType::GlobalModel, m_state.modelEncoder->Id(), m_version + 1, client);
     std::vector<uint8_t> frame = EncodeFrame(header, m_modelPayload);
     m_host.FrameSent(header.round, client, frame.size());
     m_host.Send(client, std::move(frame));

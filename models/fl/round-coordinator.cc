@@ -281,12 +281,8 @@ RoundCoordinator::SendToClient(uint32_t client,
                                uint16_t codec,
                                std::span<const uint8_t> payload)
 {
-    FrameHeader header;
-    header.type = type;
-    header.codec = codec;
-    header.round = m_round;
-    header.client = client;
-    std::vector<uint8_t> frame = EncodeFrame(header, payload);
+    std::vector<uint8_t> frame =
+        EncodeFrame(MakeFrameHeader(type, codec, m_round, client), payload);
     m_host.FrameSent(m_round, client, frame.size());
     m_host.Send(client, std::move(frame));
 }
