@@ -8,7 +8,6 @@
 #include <ns3/uinteger.h>
 
 #include <algorithm>
-#include <cmath>
 
 namespace ns3
 {
@@ -126,7 +125,6 @@ FlClientApp::FlClientApp()
       m_crashProbability(0.0),
       m_crashed(false),
       m_joinRng(CreateObject<UniformRandomVariable>()),
-      m_failedConnects(0),
       m_online(true)
 {
 }
@@ -180,13 +178,9 @@ FlClientApp::AssignStreams(int64_t stream)
 void
 FlClientApp::ScheduleReconnect()
 {
-    const double scaleS = std::min(m_reconnectBackoffMax.GetSeconds(),
-                                   m_reconnectBackoff.GetSeconds() *
-                                       std::ldexp(1.0, int(std::min(m_failedConnects, 30u))));
-    ++m_failedConnects;
-    const double delayS = m_joinRng->GetValue(scaleS / 2.0, scaleS);
-    NS_LOG_INFO("client " << m_clientId << ": connecting again in " << delayS << " s");
-    m_connectEvent = Simulator::Schedule(Seconds(delayS), &FlClientApp::Connect, this);
+    const Time delay = m_backoff.NextDelay(m_reconnectBackoff, m_reconnectBackoffMax, m_joinRng);
+    NS_LOG_INFO("client " << m_clientId << ": connecting again in " << delay.GetSeconds() << " s");
+    m_connectEvent = Simulator::Schedule(delay, &FlClientApp::Connect, this);
 }
 
 void
@@ -257,7 +251,7 @@ FlClientApp::HandleConnected(Ptr<MessageChannel> channel)
         return;
     }
     m_channel = channel;
-    m_failedConnects = 0;
+    m_backoff.Reset();
     m_channel->SetFrameCallback(MakeCallback(&FlClientApp::HandleFrame, this));
     m_channel->SetErrorCallback(MakeCallback(&FlClientApp::HandleChannelError, this));
     m_channel->SetDeliveredCallback(MakeCallback(&FlClientApp::HandleDelivered, this));
@@ -544,7 +538,7 @@ void
 FlClientApp::Restart()
 {
     m_crashed = false;
-    m_failedConnects = 0;
+    m_backoff.Reset();
     if (m_online && !m_channel)
     {
         Connect(); // joins afresh, as after any reconnection

@@ -6,6 +6,7 @@
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
 #include "models/ns3/model/message-transport.h"
+#include "models/ns3/model/reconnect-backoff.h"
 #include "models/ns3/model/thread-pool.h"
 
 #include <ns3/address.h>
@@ -79,9 +80,7 @@ class FlClientApp : public Application
     void DoDispose() override;
 
     void Connect();
-    /// Tries to connect again after a failed or lost connection: the k-th consecutive try
-    /// waits a uniform draw between half and all of min(ReconnectBackoffMax,
-    /// ReconnectBackoff x 2^k), so that sites that failed together do not retry together.
+    /// Tries to connect again after a failed or lost connection (see ReconnectBackoff).
     void ScheduleReconnect();
     /// A connection, or nullptr when the transport could not make one.
     void HandleConnected(Ptr<MessageChannel> channel);
@@ -136,7 +135,7 @@ class FlClientApp : public Application
     EventId m_restartEvent;
     bool m_crashed; ///< down after a crash, until CrashRestart has passed
     Ptr<UniformRandomVariable> m_joinRng;
-    uint32_t m_failedConnects; ///< consecutive failed or lost connections
+    ReconnectBackoff m_backoff;
     bool m_online;
     std::shared_ptr<ThreadPool> m_pool;
     std::future<fedran::EncodedUpdate> m_pending; ///< the training of the current round

@@ -5,9 +5,6 @@
 #include <ns3/simulator.h>
 #include <ns3/uinteger.h>
 
-#include <algorithm>
-#include <cmath>
-
 namespace ns3
 {
 
@@ -216,14 +213,10 @@ FlEdgeApp::HandleParentConnected(Ptr<MessageChannel> channel)
     if (!channel)
     {
         // As a client does: try again after a growing, randomised delay.
-        const double scaleS = std::min(m_reconnectBackoffMax.GetSeconds(),
-                                       m_reconnectBackoff.GetSeconds() *
-                                           std::ldexp(1.0, int(std::min(m_failedConnects, 30u))));
-        ++m_failedConnects;
-        m_connectEvent =
-            Simulator::Schedule(Seconds(m_reconnectRng->GetValue(scaleS / 2.0, scaleS)),
-                                &FlEdgeApp::ConnectParent,
-                                this);
+        m_connectEvent = Simulator::Schedule(
+            m_backoff.NextDelay(m_reconnectBackoff, m_reconnectBackoffMax, m_reconnectRng),
+            &FlEdgeApp::ConnectParent,
+            this);
         return;
     }
     if (m_parentChannel)
@@ -232,7 +225,7 @@ FlEdgeApp::HandleParentConnected(Ptr<MessageChannel> channel)
         return;
     }
     m_parentChannel = channel;
-    m_failedConnects = 0;
+    m_backoff.Reset();
     m_parentChannel->SetFrameCallback(MakeCallback(&FlEdgeApp::HandleParentFrame, this));
     m_parentChannel->SetErrorCallback(MakeCallback(&FlEdgeApp::HandleParentError, this));
     m_parentChannel->Send(m_aggregator->BeginParentConnection());

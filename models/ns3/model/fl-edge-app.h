@@ -5,6 +5,7 @@
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
 #include "models/ns3/model/message-transport.h"
+#include "models/ns3/model/reconnect-backoff.h"
 
 #include <ns3/address.h>
 #include <ns3/application.h>
@@ -103,7 +104,7 @@ class FlEdgeApp
     std::map<MessageChannel*, uint32_t> m_childOfChannel; ///< the reverse of m_channels
     Ptr<MessageChannel> m_parentChannel;
     bool m_wantParent = false; ///< its children have joined: it belongs at its parent
-    uint32_t m_failedConnects = 0;
+    ReconnectBackoff m_backoff; ///< toward the parent
     EventId m_connectEvent;
     EventId m_timers[4]; ///< by fedran::CoordinatorTimer
 
