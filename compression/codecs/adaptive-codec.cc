@@ -27,7 +27,10 @@ SpecName(const nlohmann::json& spec)
     std::string name = spec.value("type", "");
     if (const auto base = spec.find("base"); base != spec.end() && base->is_object())
     {
-        name += "(" + SpecName(*base) + ")";
+        // Appended piece by piece: `"(" + std::string&&` trips GCC 12's -Wrestrict.
+        name += '(';
+        name += SpecName(*base);
+        name += ')';
     }
     return name;
 }

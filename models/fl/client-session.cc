@@ -469,7 +469,7 @@ ClientSession::Train(uint32_t round)
 }
 
 void
-ClientSession::EncodeAdaptive(uint32_t round,
+ClientSession::EncodeAdaptive(uint32_t /* round */,
                               const TrainingResult& result,
                               std::vector<uint8_t>& payload,
                               UpdateSentRecord& record)
