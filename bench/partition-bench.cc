@@ -4,8 +4,8 @@
 // The payload is the same at every thread count (tests/compression/partition-test.cc);
 // bytes_per_second counts the raw float input.
 //
-// Run: build/bench/partition-bench --benchmark_min_time=0.3 --benchmark_repetitions=9 \
-//          --benchmark_enable_random_interleaving=true
+// Run: build/bench/partition-bench --benchmark_min_time=0.3 --benchmark_repetitions=9
+//          --benchmark_enable_random_interleaving=true   (one command line)
 
 #include "compression/codec-spec.h"
 

@@ -88,7 +88,10 @@ CodecSpec::Label() const
     std::string label = Type();
     if (!Traits().adaptive && m_node->children.size() == 1)
     {
-        label += "(" + m_node->children.front().Label() + ")";
+        // Appended piece by piece: `"(" + std::string&&` trips GCC 12's -Wrestrict.
+        label += '(';
+        label += m_node->children.front().Label();
+        label += ')';
     }
     return label;
 }

@@ -204,7 +204,7 @@ CheckRobustRule(const RobustRuleConfig& config,
     };
     for (const KeyOwner& owner : owners)
     {
-        const std::string types = " " + std::string(owner.types) + " ";
+        const std::string types = std::string(" ").append(owner.types).append(" ");
         if (owner.given && types.find(" " + config.type + " ") == std::string::npos)
         {
             throw RuleConfigError("server.robust." + std::string(owner.key) + ": not a setting of type \"" + config.type + "\" (only of " + std::string(owner.types) + ")");

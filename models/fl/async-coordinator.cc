@@ -216,11 +216,8 @@ AsyncCoordinator::Dispatch(uint32_t client)
                                      m_modelPayload);
         m_modelEncoded = true;
     }
-    FrameHeader header;
-    header.type = FrameType::GlobalModel;
-    header.codec = m_state.modelEncoder->Id();
-    header.round = m_version + 1;
-    header.client = client;
+    const FrameHeader header =
+        MakeFrameHeader(FrameType::GlobalModel, m_state.modelEncoder->Id(), m_version + 1, client);
     std::vector<uint8_t> frame = EncodeFrame(header, m_modelPayload);
     m_host.FrameSent(header.round, client, frame.size());
     m_host.Send(client, std::move(frame));
@@ -329,22 +326,21 @@ AsyncCoordinator::Step()
     {
         m_finished = true;
     }
-    // The step is computed now; on the simulated clock the server first finishes its queued
-    // folds, then applies and evaluates (as RoundCoordinator does). Updates arriving
-    // meanwhile go into the next buffer; the new version goes out once the step is done.
-    record.aggregateS = combined > 0 ? m_clock.AggregateSeconds(*m_state.rule,
-                                                                m_task->robust.type,
-                                                                combined,
-                                                                m_state.global.size())
-                                     : 0.0;
-    record.evaluateS = m_clock.EvaluateSeconds(*m_task->model, m_task->data->test.Size());
-    const double doneS =
-        std::max(m_host.NowSeconds(), m_clock.BusyUntil()) + record.aggregateS + record.evaluateS;
-    const int64_t ticks = m_clock.TicksUntil(doneS, m_host.NowSeconds());
-    if (ticks > 0)
+    // The step is computed now; it closes on the server clock as a round does. Updates
+    // arriving meanwhile go into the next buffer; the new version goes out once it is done.
+    const RoundCloseTimes close = m_clock.CloseRound(*m_state.rule,
+                                                     m_task->robust.type,
+                                                     combined,
+                                                     m_state.global.size(),
+                                                     m_task->model.get(),
+                                                     m_task->data->test.Size(),
+                                                     m_host.NowSeconds());
+    record.aggregateS = close.aggregateS;
+    record.evaluateS = close.evaluateS;
+    if (close.ticks > 0)
     {
         m_stepping = true;
-        m_host.ArmTimer(CoordinatorTimer::RoundClose, ticks);
+        m_host.ArmTimer(CoordinatorTimer::RoundClose, close.ticks);
         return;
     }
     ReportStep();

@@ -150,11 +150,8 @@ ClientSession::BeginConnection()
         std::vector<float>().swap(m_model);
     }
     m_unacknowledged.clear();
-    FrameHeader join;
-    join.type = FrameType::Join;
-    join.client = m_config.clientId;
     m_unacknowledged.push_back(0);
-    return EncodeFrame(join, {});
+    return EncodeJoinFrame(m_config.clientId);
 }
 
 ServerFrameKind
@@ -299,12 +296,11 @@ ClientSession::TrainAndEncode(uint32_t round)
                                      m_device.speed / double(m_device.cores);
         }
     }
-    FrameHeader header;
-    header.type = FrameType::ClientUpdate;
-    header.codec = m_updateEncoder->Id();
-    header.round = round;
-    header.client = m_config.clientId;
-    header.samples = static_cast<uint32_t>(rows.size());
+    const FrameHeader header = MakeFrameHeader(FrameType::ClientUpdate,
+                                               m_updateEncoder->Id(),
+                                               round,
+                                               m_config.clientId,
+                                               static_cast<uint32_t>(rows.size()));
 
     if (!m_task->training.pipelining.layerwise)
     {
@@ -397,12 +393,12 @@ ClientSession::EncodeLayerwise(uint32_t round, const TrainingResult& result, Enc
         payloads[k].insert(payloads[k].end(), body.begin(), body.end());
     }
     const std::vector<double> sendAt = PartSendTimes(parts, encodeS);
-    FrameHeader header;
-    header.type = FrameType::ClientUpdatePart;
-    header.codec = m_updateEncoder->Id();
-    header.round = round;
-    header.client = m_config.clientId;
-    header.samples = static_cast<uint32_t>(m_task->partition[m_config.clientId].size());
+    const FrameHeader header =
+        MakeFrameHeader(FrameType::ClientUpdatePart,
+                        m_updateEncoder->Id(),
+                        round,
+                        m_config.clientId,
+                        static_cast<uint32_t>(m_task->partition[m_config.clientId].size()));
     for (size_t k = 0; k < parts.size(); ++k)
     {
         EncodedPart part;
@@ -469,7 +465,7 @@ ClientSession::Train(uint32_t round)
 }
 
 void
-ClientSession::EncodeAdaptive(uint32_t round,
+ClientSession::EncodeAdaptive(uint32_t /* round */,
                               const TrainingResult& result,
                               std::vector<uint8_t>& payload,
                               UpdateSentRecord& record)
@@ -540,12 +536,12 @@ ClientSession::AcceptCodecState(const Frame& frame)
     }
     std::vector<uint8_t> payload;
     m_updateEncoder->EncodeReply(layout, frame.payload, payload);
-    FrameHeader header;
-    header.type = FrameType::ClientReply;
-    header.codec = m_updateEncoder->Id();
-    header.round = frame.header.round;
-    header.client = m_config.clientId;
-    header.samples = static_cast<uint32_t>(m_task->partition[m_config.clientId].size());
+    const FrameHeader header =
+        MakeFrameHeader(FrameType::ClientReply,
+                        m_updateEncoder->Id(),
+                        frame.header.round,
+                        m_config.clientId,
+                        static_cast<uint32_t>(m_task->partition[m_config.clientId].size()));
     EncodedUpdate reply;
     reply.record.round = header.round;
     reply.record.client = m_config.clientId;

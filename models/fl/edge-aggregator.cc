@@ -69,10 +69,7 @@ EdgeAggregator::OnTimer(CoordinatorTimer timer)
 std::vector<uint8_t>
 EdgeAggregator::BeginParentConnection()
 {
-    FrameHeader join;
-    join.type = FrameType::Join;
-    join.client = m_config.id;
-    return EncodeFrame(join, {});
+    return EncodeJoinFrame(m_config.id);
 }
 
 std::optional<std::string>
@@ -114,13 +111,12 @@ EdgeAggregator::EpisodeEnded()
     std::vector<uint8_t> payload;
     m_updateEncoder->BeginRound(m_parentRound);
     m_updateEncoder->Encode(m_task->model->Layout(), update, m_codecRng, payload);
-    FrameHeader header;
-    header.type = FrameType::ClientUpdate;
-    header.codec = m_updateEncoder->Id();
-    header.round = m_parentRound;
-    header.client = m_config.id;
-    header.samples = m_config.subtreeSamples;
-    m_host.SendToParent(EncodeFrame(header, payload));
+    m_host.SendToParent(EncodeFrame(MakeFrameHeader(FrameType::ClientUpdate,
+                                                    m_updateEncoder->Id(),
+                                                    m_parentRound,
+                                                    m_config.id,
+                                                    m_config.subtreeSamples),
+                                    payload));
 }
 
 double

@@ -281,12 +281,8 @@ RoundCoordinator::SendToClient(uint32_t client,
                                uint16_t codec,
                                std::span<const uint8_t> payload)
 {
-    FrameHeader header;
-    header.type = type;
-    header.codec = codec;
-    header.round = m_round;
-    header.client = client;
-    std::vector<uint8_t> frame = EncodeFrame(header, payload);
+    std::vector<uint8_t> frame =
+        EncodeFrame(MakeFrameHeader(type, codec, m_round, client), payload);
     m_host.FrameSent(m_round, client, frame.size());
     m_host.Send(client, std::move(frame));
 }
@@ -412,27 +408,23 @@ RoundCoordinator::EndRound()
     record.participants = static_cast<uint32_t>(combined);
     record.testAccuracy = eval.accuracy;
     record.testLoss = eval.loss;
-    // The model is computed now; on the simulated clock the server first finishes folding in
-    // what it queued, then combines and applies, then evaluates (data-parallel over its
-    // cores), and only then does the round end and the next begin.
-    // Combining (a robust rule's own work once the updates are in) and applying the result.
-    record.aggregateS = combined > 0 ? m_clock.AggregateSeconds(*m_state.rule,
-                                                                m_task->robust.type,
-                                                                combined,
-                                                                m_state.global.size())
-                                     : 0.0;
-    // An edge aggregator's episodic rounds evaluate nothing.
-    record.evaluateS = m_config.episodic
-                           ? 0.0
-                           : m_clock.EvaluateSeconds(*m_task->model, m_task->data->test.Size());
-    const double closeAt =
-        std::max(m_host.NowSeconds(), m_clock.BusyUntil()) + record.aggregateS + record.evaluateS;
+    // The model is computed now; the round ends and the next begins once the server clock
+    // has done that work (an edge aggregator's episodic rounds evaluate nothing).
+    const Model* evaluated = m_config.episodic ? nullptr : m_task->model.get();
+    const RoundCloseTimes close = m_clock.CloseRound(*m_state.rule,
+                                                     m_task->robust.type,
+                                                     combined,
+                                                     m_state.global.size(),
+                                                     evaluated,
+                                                     evaluated ? m_task->data->test.Size() : 0,
+                                                     m_host.NowSeconds());
+    record.aggregateS = close.aggregateS;
+    record.evaluateS = close.evaluateS;
     m_closed = record;
-    const int64_t ticks = m_clock.TicksUntil(closeAt, m_host.NowSeconds());
-    if (ticks > 0)
+    if (close.ticks > 0)
     {
         m_closing = true;
-        m_host.ArmTimer(CoordinatorTimer::RoundClose, ticks);
+        m_host.ArmTimer(CoordinatorTimer::RoundClose, close.ticks);
         return;
     }
     ReportRound();

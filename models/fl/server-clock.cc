@@ -82,6 +82,23 @@ ServerClock::EvaluateSeconds(const Model& model, uint64_t examples) const
            double(m_coreFreeS.size());
 }
 
+RoundCloseTimes
+ServerClock::CloseRound(const AggregationRule& rule,
+                        const std::string& name,
+                        size_t combined,
+                        size_t size,
+                        const Model* model,
+                        uint64_t examples,
+                        double nowS) const
+{
+    RoundCloseTimes times;
+    times.aggregateS = combined > 0 ? AggregateSeconds(rule, name, combined, size) : 0.0;
+    times.evaluateS = model ? EvaluateSeconds(*model, examples) : 0.0;
+    const double closeAtS = std::max(nowS, m_busyUntilS) + times.aggregateS + times.evaluateS;
+    times.ticks = TicksUntil(closeAtS, nowS);
+    return times;
+}
+
 double
 ServerClock::CloseSeconds(const Codec& codec, const TensorLayout& layout) const
 {

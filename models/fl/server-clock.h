@@ -18,6 +18,14 @@
 namespace fedran
 {
 
+/// Where the time of closing a round (or an asynchronous step) goes on the server clock.
+struct RoundCloseTimes
+{
+    double aggregateS = 0.0; ///< combining the updates and applying the result
+    double evaluateS = 0.0;  ///< evaluating the new model
+    int64_t ticks = 0;       ///< host ticks from now until the round closes; 0: at once
+};
+
 class ServerClock
 {
   public:
@@ -46,6 +54,19 @@ class ServerClock
                             size_t size) const;
     /// Evaluating `model` on `examples` test examples, data-parallel over the cores.
     double EvaluateSeconds(const Model& model, uint64_t examples) const;
+    /// Closing a round (or an asynchronous step: the same work) whose model is computed at
+    /// `nowS`: on the simulated clock the server first finishes what it queued, then combines
+    /// `combined` updates of `size` values with `rule` (server.robust.type `name`) and applies
+    /// the result (nothing without an update), then evaluates `model` on `examples` test
+    /// examples (nothing without a model: an edge aggregator's episodic rounds), and only
+    /// then does the round end. Throws as AggregateSeconds.
+    RoundCloseTimes CloseRound(const AggregationRule& rule,
+                               const std::string& name,
+                               size_t combined,
+                               size_t size,
+                               const Model* model,
+                               uint64_t examples,
+                               double nowS) const;
     /// A two-exchange codec's work between the phases (power_sgd's orthonormalisation).
     double CloseSeconds(const Codec& codec, const TensorLayout& layout) const;
 

@@ -160,6 +160,24 @@ FrameError::FrameError(const std::string& what, uint64_t offset)
 {
 }
 
+FrameHeader
+MakeFrameHeader(FrameType type, uint16_t codec, uint32_t round, uint32_t client, uint32_t samples)
+{
+    FrameHeader header;
+    header.type = type;
+    header.codec = codec;
+    header.round = round;
+    header.client = client;
+    header.samples = samples;
+    return header;
+}
+
+std::vector<uint8_t>
+EncodeJoinFrame(uint32_t client)
+{
+    return EncodeFrame(MakeFrameHeader(FrameType::Join, 0, 0, client), {});
+}
+
 std::vector<uint8_t>
 EncodeFrame(FrameHeader header, std::span<const uint8_t> payload)
 {

@@ -84,8 +84,21 @@ class FrameError : public std::runtime_error
     uint64_t m_offset;
 };
 
+/// The header of a frame to send: the one place that fills one in, so that every sender
+/// (server, aggregator, client) agrees on what each field holds. `samples` is the FedAvg
+/// weight of an update or a reply, 0 on the server's frames and on a join; `length` is left
+/// to EncodeFrame.
+FrameHeader MakeFrameHeader(FrameType type,
+                            uint16_t codec,
+                            uint32_t round,
+                            uint32_t client,
+                            uint32_t samples = 0);
+
 /// Header + payload, ready for a socket.
 std::vector<uint8_t> EncodeFrame(FrameHeader header, std::span<const uint8_t> payload);
+
+/// The Join frame naming `client`: the first frame on every channel toward a parent.
+std::vector<uint8_t> EncodeJoinFrame(uint32_t client);
 
 /// Decodes exactly one frame that fills `bytes` entirely. Throws FrameError.
 Frame DecodeFrame(std::span<const uint8_t> bytes);

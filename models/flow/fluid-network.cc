@@ -1,6 +1,7 @@
 #include "models/flow/fluid-network.h"
 
 #include <algorithm>
+#include <queue>
 #include <stdexcept>
 
 namespace fedran
@@ -264,9 +265,9 @@ FluidNetwork::Update()
         SettleFlow(m_flows[f], now);
     }
     Fill(links, flows);
-    if (m_heap.size() > 4 * m_active + 64)
+    if (m_completions.Size() > 4 * m_active + 64)
     {
-        CompactHeap();
+        CompactCompletions();
     }
 }
 
@@ -394,14 +395,14 @@ FluidNetwork::PushCompletion(FlowId id)
     const Flow& flow = m_flows[id];
     if (flow.alive && !flow.fixed && flow.rate > 0.0)
     {
-        m_heap.push({flow.since + flow.remaining / flow.rate, id, flow.version});
+        m_completions.Push(flow.since + flow.remaining / flow.rate, id, flow.version);
     }
 }
 
 void
-FluidNetwork::CompactHeap()
+FluidNetwork::CompactCompletions()
 {
-    m_heap = {};
+    m_completions.Clear();
     for (FlowId f = 0; f < m_flows.size(); ++f)
     {
         PushCompletion(f);
@@ -427,17 +428,10 @@ std::optional<std::pair<double, FluidNetwork::FlowId>>
 FluidNetwork::NextCompletion()
 {
     Update();
-    while (!m_heap.empty())
-    {
-        const Completion& top = m_heap.top();
-        const Flow& flow = m_flows[top.flow];
-        if (flow.alive && flow.version == top.version)
-        {
-            return std::make_pair(top.time, top.flow);
-        }
-        m_heap.pop();
-    }
-    return std::nullopt;
+    return m_completions.Next([this](FlowId id, uint32_t version) {
+        const Flow& flow = m_flows[id];
+        return flow.alive && flow.version == version;
+    });
 }
 
 double

@@ -7,10 +7,11 @@
 // and only over the part of the network that can move: the links and flows connected to the
 // change through shared links. No ns-3 here; the caller owns the clock.
 
+#include "models/flow/completion-queue.h"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -111,18 +112,7 @@ class FluidNetwork
         bool alive = false;
         bool frozen = false;
         uint32_t mark = 0;
-        uint32_t version = 0; ///< completion heap entries older are stale
-    };
-
-    struct Completion
-    {
-        double time;
-        FlowId flow;
-        uint32_t version;
-        bool operator>(const Completion& o) const
-        {
-            return time > o.time || (time == o.time && flow > o.flow);
-        }
+        uint32_t version = 0; ///< m_completions' entries older are stale
     };
 
     void Touch(LinkId link, double nowS);
@@ -131,7 +121,7 @@ class FluidNetwork
     void SetRate(FlowId id, double rate);
     void Fill(const std::vector<LinkId>& links, const std::vector<FlowId>& flows);
     void PushCompletion(FlowId id);
-    void CompactHeap();
+    void CompactCompletions();
     FlowId NewFlow();
 
     std::vector<Link> m_links;
@@ -142,7 +132,7 @@ class FluidNetwork
     uint32_t m_epoch = 0;
     size_t m_active = 0;
     uint64_t m_assignments = 0;
-    std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> m_heap;
+    CompletionQueue m_completions;
 };
 
 } // namespace fedran

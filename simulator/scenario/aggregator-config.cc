@@ -102,7 +102,7 @@ namespace
 
 /// The path of hub h's aggregator key (its network.hubs entry's).
 std::string
-AggregatorPath(const json& scenario, const ScenarioConfig& config, uint32_t hub)
+AggregatorPath(const json& scenario, const ScenarioConfig& /* config */, uint32_t hub)
 {
     const json& entries = scenario.at("network").at("hubs");
     uint64_t first = 0;

@@ -143,7 +143,9 @@ TEST(ByzantineAttack, AttackersFramesAreAsLargeAsHonestOnesForEveryCodec)
             std::vector<float> norms;
             for (uint32_t client = 0; client < 4; ++client)
             {
-                ClientSession session({client, 2000.0, 60.0}, task);
+                ClientSessionConfig config; // 2000 examples/s, a 60 s deadline
+                config.clientId = client;
+                ClientSession session(config, task);
                 session.BeginConnection();
                 FrameHeader header;
                 header.type = FrameType::GlobalModel;

@@ -6,6 +6,7 @@
 #include "compression/codec-spec.h"
 
 #include "compression/cost-model.h"
+#include "models/fl/server-clock.h"
 
 #include <gtest/gtest.h>
 
@@ -168,6 +169,80 @@ TEST(ComputeCost, AggregationAndEvaluationDelayTheRoundsEnd)
     EXPECT_DOUBLE_EQ(host.ended[0].aggregateS, aggregateS);
     EXPECT_DOUBLE_EQ(host.ended[0].evaluateS, evaluateS);
     EXPECT_NEAR(host.ended[0].endS, 1.0 + aggregateS + evaluateS, 1e-3); // a tick
+}
+
+/// A rule whose combination is `work` units, for pricing alone.
+class PricedRule : public AggregationRule
+{
+  public:
+    explicit PricedRule(double work)
+        : m_work(work)
+    {
+    }
+
+    void Reset(size_t) override
+    {
+    }
+
+    void Add(std::span<const float>, double) override
+    {
+    }
+
+    size_t Count() const override
+    {
+        return 0;
+    }
+
+    void Result(std::span<float>) override
+    {
+    }
+
+    std::vector<double> AggregateWeights() const override
+    {
+        return {};
+    }
+
+    double ResultWork(size_t count, size_t size) const override
+    {
+        return m_work * double(count) * double(size);
+    }
+
+  private:
+    double m_work;
+};
+
+TEST(ComputeCost, ARoundClosesOnceTheQueuedWorkAndItsOwnAreDone)
+{
+    auto task = MakeTinyTask(1);
+    auto profile = ZeroProfile();
+    profile->applyPerElementS = 1e-3;
+    profile->flopS = 1e-6;
+    profile->ruleWorkS["priced"] = 0.5;
+    ServerClock clock(DeviceCompute{2, 4.0, profile}, 1000.0);
+    const PricedRule rule(1e-3);
+    const Model& model = *task->model;
+    const uint64_t examples = task->data->test.Size();
+
+    // Folds queued until 3 s; the round's model is computed at 1 s.
+    EXPECT_DOUBLE_EQ(clock.Queue(3.0, 0.0), 3.0);
+    const RoundCloseTimes close = clock.CloseRound(rule, "priced", 2, 100, &model, examples, 1.0);
+    EXPECT_DOUBLE_EQ(close.aggregateS, clock.AggregateSeconds(rule, "priced", 2, 100));
+    EXPECT_DOUBLE_EQ(close.aggregateS, (0.5 * 1e-3 * 2 * 100 + 1e-3 * 100) / 4.0);
+    EXPECT_DOUBLE_EQ(close.evaluateS, clock.EvaluateSeconds(model, examples));
+    EXPECT_EQ(close.ticks, clock.TicksUntil(3.0 + close.aggregateS + close.evaluateS, 1.0));
+
+    // No update: nothing combined; no model (an edge's episodic round): nothing evaluated.
+    const RoundCloseTimes idle = clock.CloseRound(rule, "priced", 0, 100, nullptr, examples, 5.0);
+    EXPECT_EQ(idle.aggregateS, 0.0);
+    EXPECT_EQ(idle.evaluateS, 0.0);
+    EXPECT_EQ(idle.ticks, 0);
+
+    // Without a profile every cost is 0 and the round closes at once.
+    ServerClock unpriced(DeviceCompute{}, 1000.0);
+    const RoundCloseTimes now = unpriced.CloseRound(rule, "priced", 2, 100, &model, examples, 1.0);
+    EXPECT_EQ(now.aggregateS, 0.0);
+    EXPECT_EQ(now.evaluateS, 0.0);
+    EXPECT_EQ(now.ticks, 0);
 }
 
 TEST(ComputeCost, ARobustRulesCombinationIsPricedByItsWork)

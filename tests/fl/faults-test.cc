@@ -120,7 +120,7 @@ TEST(Faults, ACorruptLateUpdateIsDiscardedAsLateAndFreesTheClient)
     CoordinatorConfig config = EveryoneEveryRound(2, 3);
     config.clientsPerRound = 1; // the first update closes the round: the other is late
     RoundCoordinator server(config, task, host);
-    ClientSession a(ClientSessionConfig{0}, task);
+    ClientSession a(ClientSessionConfig{}, task); // client 0
     ClientSessionConfig bc;
     bc.clientId = 1;
     bc.corruptUplink = 1.0;
@@ -229,7 +229,7 @@ SecondRoundPayload(const json& uplink, bool crash)
     auto task = MakeTinyTask(2, uplink);
     FakeHost host;
     RoundCoordinator server(EveryoneEveryRound(1, 2), task, host);
-    ClientSession session(ClientSessionConfig{0}, task);
+    ClientSession session(ClientSessionConfig{}, task); // client 0
     server.Start();
     session.BeginConnection();
     server.OnJoin(0);

@@ -96,6 +96,23 @@ TEST(UpdateFrame, RoundTrip)
     ExpectSameFrame(DecodeFrame(EncodeFrame(reply, payload)), reply, payload);
 }
 
+TEST(UpdateFrame, HeaderBuilderFillsEveryField)
+{
+    const FrameHeader header = MakeFrameHeader(FrameType::ClientUpdate, 2, 17, 4242, 600);
+    EXPECT_EQ(EncodeFrame(header, Bytes(10, 1)),
+              EncodeFrame(Header(FrameType::ClientUpdate, 17, 4242), Bytes(10, 1)));
+    // The server's frames carry no FedAvg weight.
+    EXPECT_EQ(MakeFrameHeader(FrameType::GlobalModel, 2, 3, 4).samples, 0u);
+
+    const Frame join = DecodeFrame(EncodeJoinFrame(77));
+    EXPECT_EQ(join.header.type, FrameType::Join);
+    EXPECT_EQ(join.header.client, 77u);
+    EXPECT_EQ(join.header.codec, 0u);
+    EXPECT_EQ(join.header.round, 0u);
+    EXPECT_EQ(join.header.samples, 0u);
+    EXPECT_TRUE(join.payload.empty());
+}
+
 TEST(UpdateFrame, EncodeRejectsInvalidHeaders)
 {
     auto header = Header(FrameType::GlobalModel, 1, 1);

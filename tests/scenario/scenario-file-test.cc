@@ -85,7 +85,8 @@ TEST_F(ScenarioFileTest, PositionsAgreeWithTheParser)
     int i = 0;
     for (const std::string& text : texts)
     {
-        const std::string path = Write("p" + std::to_string(i++) + ".json", text);
+        const std::string path =
+            Write(std::string("p").append(std::to_string(i++)).append(".json"), text);
         std::string expected;
         try
         {

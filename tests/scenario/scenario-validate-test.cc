@@ -202,7 +202,7 @@ TEST(ValidateScenario, MultipleErrorsReportedTogether)
     EXPECT_EQ(lines, std::size(expected)) << message;
     for (const char* line : expected)
     {
-        EXPECT_TRUE(Contains("\n" + message + "\n", "\n" + std::string(line) + "\n"))
+        EXPECT_TRUE(Contains("\n" + message + "\n", std::string("\n").append(line).append("\n")))
             << "missing line: " << line << "\nin:\n"
             << message;
     }

@@ -40,7 +40,9 @@ TEST(PlotTest, SlowFiguresFromASweepAndFromOneRun)
     ExpectFigures(dir.Path() / "out" / "plots", stems);
 
     const std::filesystem::path run = RunDirs(dir.Path() / "out").front();
-    r = RunTool("plot.py", "'" + run.string() + "' --out single", dir.Path());
+    r = RunTool("plot.py",
+                std::string("'").append(run.string()).append("' --out single"),
+                dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     ExpectFigures(dir.Path() / "single", stems);
 }

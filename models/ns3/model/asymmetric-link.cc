@@ -17,7 +17,7 @@ TypeId
 AsymmetricPointToPointChannel::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::fedran::AsymmetricPointToPointChannel")
+        TypeId("ns3::AsymmetricPointToPointChannel")
             .SetParent<PointToPointChannel>()
             .SetGroupName("Fedran")
             .AddConstructor<AsymmetricPointToPointChannel>()

@@ -81,12 +81,12 @@ class InstalledLink
     virtual uint64_t NominalRateBps() const = 0;
     /// The same for one direction, where the two differ (p2p rate_down, a downlink trace);
     /// by default a direction has the link's CapacityBps() and NominalRateBps().
-    virtual uint64_t CapacityBpsOf(LinkDirection direction) const
+    virtual uint64_t CapacityBpsOf(LinkDirection /* direction */) const
     {
         return CapacityBps();
     }
 
-    virtual uint64_t NominalRateBpsOf(LinkDirection direction) const
+    virtual uint64_t NominalRateBpsOf(LinkDirection /* direction */) const
     {
         return NominalRateBps();
     }

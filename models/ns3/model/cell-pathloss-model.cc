@@ -10,7 +10,7 @@ NS_OBJECT_ENSURE_REGISTERED(CellPathlossModel);
 TypeId
 CellPathlossModel::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::fedran::CellPathlossModel")
+    static TypeId tid = TypeId("ns3::CellPathlossModel")
                             .SetParent<PropagationLossModel>()
                             .SetGroupName("Fedran")
                             .AddConstructor<CellPathlossModel>();

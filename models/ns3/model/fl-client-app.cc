@@ -7,8 +7,6 @@
 #include <ns3/string.h>
 #include <ns3/uinteger.h>
 
-#include <algorithm>
-#include <cmath>
 
 namespace ns3
 {
@@ -126,7 +124,6 @@ FlClientApp::FlClientApp()
       m_crashProbability(0.0),
       m_crashed(false),
       m_joinRng(CreateObject<UniformRandomVariable>()),
-      m_failedConnects(0),
       m_online(true)
 {
 }
@@ -149,6 +146,11 @@ FlClientApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
             fedran::CodecSpec::Parse(nlohmann::json::parse(m_downlinkCodec), "DownlinkCodec");
     }
     m_session = std::make_unique<fedran::ClientSession>(config, std::move(task));
+    m_work = std::make_unique<ClientRoundWork>(
+        *m_session,
+        [this](const fedran::UpdateSentRecord& record) { m_updateSentTrace(record); },
+        [this](std::vector<uint8_t> frame) { m_channel->Send(std::move(frame)); });
+    m_work->SetPool(m_pool);
 }
 
 void
@@ -181,13 +183,9 @@ FlClientApp::AssignStreams(int64_t stream)
 void
 FlClientApp::ScheduleReconnect()
 {
-    const double scaleS = std::min(m_reconnectBackoffMax.GetSeconds(),
-                                   m_reconnectBackoff.GetSeconds() *
-                                       std::ldexp(1.0, int(std::min(m_failedConnects, 30u))));
-    ++m_failedConnects;
-    const double delayS = m_joinRng->GetValue(scaleS / 2.0, scaleS);
-    NS_LOG_INFO("client " << m_clientId << ": connecting again in " << delayS << " s");
-    m_connectEvent = Simulator::Schedule(Seconds(delayS), &FlClientApp::Connect, this);
+    const Time delay = m_backoff.NextDelay(m_reconnectBackoff, m_reconnectBackoffMax, m_joinRng);
+    NS_LOG_INFO("client " << m_clientId << ": connecting again in " << delay.GetSeconds() << " s");
+    m_connectEvent = Simulator::Schedule(delay, &FlClientApp::Connect, this);
 }
 
 void
@@ -207,12 +205,13 @@ FlClientApp::StopApplication()
     {
         m_availability->Stop();
     }
-    m_sendEvent.Cancel();
     m_dropEvent.Cancel();
     m_connectEvent.Cancel();
     m_restartEvent.Cancel();
-    CancelParts();
-    WaitForTraining();
+    if (m_work)
+    {
+        m_work->Cancel();
+    }
     if (m_channel)
     {
         m_channel->Close();
@@ -223,12 +222,20 @@ void
 FlClientApp::SetTrainingPool(std::shared_ptr<ThreadPool> pool)
 {
     m_pool = std::move(pool);
+    if (m_work)
+    {
+        m_work->SetPool(m_pool);
+    }
 }
 
 void
 FlClientApp::DoDispose()
 {
-    WaitForTraining();
+    if (m_work)
+    {
+        m_work->WaitForTraining();
+    }
+    m_work.reset();
     m_pool.reset();
     m_channel = nullptr;
     m_transport = nullptr;
@@ -258,7 +265,7 @@ FlClientApp::HandleConnected(Ptr<MessageChannel> channel)
         return;
     }
     m_channel = channel;
-    m_failedConnects = 0;
+    m_backoff.Reset();
     m_channel->SetFrameCallback(MakeCallback(&FlClientApp::HandleFrame, this));
     m_channel->SetErrorCallback(MakeCallback(&FlClientApp::HandleChannelError, this));
     m_channel->SetDeliveredCallback(MakeCallback(&FlClientApp::HandleDelivered, this));
@@ -296,16 +303,7 @@ FlClientApp::HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& 
     {
         if (auto reply = m_session->AcceptCodecState(frame))
         {
-            // The codec's second client step takes its simulated time before the reply goes.
-            m_encoded = std::move(*reply);
-            const double replyS = m_encoded->record.encodeS;
-            if (replyS > 0.0)
-            {
-                m_sendEvent =
-                    Simulator::Schedule(Seconds(replyS), &FlClientApp::SendEncoded, this);
-                return;
-            }
-            SendEncoded();
+            m_work->Reply(std::move(*reply));
         }
     }
     catch (const fedran::DecodeError& e)
@@ -366,89 +364,7 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& re
                                 downloadS,
                                 computeS);
     }
-    fedran::ClientSession* session = m_session.get();
-    auto train = [session, round]() {
-        return session->TrainAndEncode(round);
-    };
-    m_pending = m_pool ? m_pool->Submit(train) : std::async(std::launch::deferred, train);
-    // Layerwise pipelining needs the encoded buckets when the first is ready, before the end.
-    m_trainStart = Simulator::Now();
-    m_sendEvent = Simulator::Schedule(Seconds(m_session->FirstPartReadyS()),
-                                      &FlClientApp::TrainingDone,
-                                      this,
-                                      computeS);
-}
-
-void
-FlClientApp::TrainingDone(double computeS)
-{
-    m_encoded = m_pending.get();
-    m_encoded->record.computeS = computeS;
-    if (!m_encoded->parts.empty())
-    {
-        // Each bucket goes as its own frame once its encoding is done.
-        for (size_t k = 0; k < m_encoded->parts.size(); ++k)
-        {
-            const Time at = m_trainStart + Seconds(m_encoded->parts[k].sendAtS);
-            m_partEvents.push_back(
-                Simulator::Schedule(std::max(at - Simulator::Now(), Seconds(0)),
-                                    &FlClientApp::SendPart,
-                                    this,
-                                    k));
-        }
-        return;
-    }
-    // Encoding follows training on the simulated clock (its cost model, not its wall time).
-    const double encodeS = m_encoded->record.encodeS;
-    if (encodeS > 0.0)
-    {
-        m_sendEvent = Simulator::Schedule(Seconds(encodeS), &FlClientApp::SendEncoded, this);
-        return;
-    }
-    SendEncoded();
-}
-
-void
-FlClientApp::SendPart(size_t k)
-{
-    if (k == 0)
-    {
-        m_session->UpdateSent(m_encoded->record); // upload_start_s: the first bucket's send
-        m_updateSentTrace(m_encoded->record);
-    }
-    else
-    {
-        m_session->PartSent();
-    }
-    m_channel->Send(std::move(m_encoded->parts[k].frame));
-    if (k + 1 == m_encoded->parts.size())
-    {
-        m_encoded.reset();
-        m_partEvents.clear();
-    }
-}
-
-void
-FlClientApp::CancelParts()
-{
-    for (EventId& event : m_partEvents)
-    {
-        event.Cancel();
-    }
-    m_partEvents.clear();
-}
-
-void
-FlClientApp::SendEncoded()
-{
-    fedran::EncodedUpdate encoded = std::move(*m_encoded);
-    m_encoded.reset();
-    if (!encoded.record.reply)
-    {
-        m_session->UpdateSent(encoded.record);
-    }
-    m_updateSentTrace(encoded.record);
-    m_channel->Send(std::move(encoded.frame));
+    m_work->Train(round, computeS);
 }
 
 void
@@ -465,24 +381,11 @@ FlClientApp::HandleDelivered(Ptr<MessageChannel>, const TransferRecord& transfer
 }
 
 void
-FlClientApp::WaitForTraining()
-{
-    // A job still running uses the session: it must finish before the client goes away.
-    if (m_pending.valid())
-    {
-        m_pending.wait();
-    }
-}
-
-void
 FlClientApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& why)
 {
     NS_LOG_WARN("client " << m_clientId << ": " << why);
-    m_sendEvent.Cancel();
     m_dropEvent.Cancel();
-    CancelParts();
-    m_encoded.reset();
-    WaitForTraining();
+    m_work->Cancel();
     channel->Close();
     m_channel = nullptr;
     if (m_online)
@@ -495,13 +398,9 @@ FlClientApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& 
 void
 FlClientApp::Leave()
 {
-    m_sendEvent.Cancel();
     m_dropEvent.Cancel();
     m_connectEvent.Cancel();
-    WaitForTraining();
-    m_pending = {};
-    CancelParts();
-    m_encoded.reset();
+    m_work->Cancel();
     if (m_channel)
     {
         m_channel->Abort();
@@ -545,7 +444,7 @@ void
 FlClientApp::Restart()
 {
     m_crashed = false;
-    m_failedConnects = 0;
+    m_backoff.Reset();
     if (m_online && !m_channel)
     {
         Connect(); // joins afresh, as after any reconnection

@@ -2,10 +2,12 @@
 #define FEDRAN_MODELS_NS3_MODEL_FL_CLIENT_APP_H
 
 #include "models/ns3/model/client-availability.h"
+#include "models/ns3/model/client-round-work.h"
 #include "models/fl/client-session.h"
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
 #include "models/ns3/model/message-transport.h"
+#include "models/ns3/model/reconnect-backoff.h"
 #include "models/ns3/model/thread-pool.h"
 
 #include <ns3/address.h>
@@ -15,8 +17,6 @@
 #include <ns3/random-variable-stream.h>
 #include <ns3/traced-callback.h>
 
-#include <future>
-#include <optional>
 #include <memory>
 
 namespace ns3
@@ -28,11 +28,11 @@ namespace ns3
  * (models/fl/client-session.h); this class connects, runs the simulated compute time, goes
  * away and comes back, and reports through trace sources.
  *
- * For each global model it receives, the session trains on the client's own slice of the
- * data for real and encodes the update, on a worker thread while the simulated compute time
- * (examples processed / SamplesPerSecond) passes; then the encoded frame is sent. With a
- * two-exchange codec (power_sgd) the session also takes the codec's state before the model
- * and answers the server's mid-round message at once; that reply is not given compute time.
+ * For each global model it receives, a ClientRoundWork trains and encodes the update while
+ * the simulated compute time (examples processed / SamplesPerSecond) passes, then sends it.
+ * With a two-exchange codec (power_sgd) the session also takes the codec's state before the
+ * model and answers the server's mid-round message at once; that reply is not given compute
+ * time.
  *
  * With an Availability it can go away: when its on/off process turns off, or when it drops
  * out of a round, it aborts its connection at once (an upload in progress stops; the server
@@ -79,9 +79,7 @@ class FlClientApp : public Application
     void DoDispose() override;
 
     void Connect();
-    /// Tries to connect again after a failed or lost connection: the k-th consecutive try
-    /// waits a uniform draw between half and all of min(ReconnectBackoffMax,
-    /// ReconnectBackoff x 2^k), so that sites that failed together do not retry together.
+    /// Tries to connect again after a failed or lost connection (see ReconnectBackoff).
     void ScheduleReconnect();
     /// A connection, or nullptr when the transport could not make one.
     void HandleConnected(Ptr<MessageChannel> channel);
@@ -104,14 +102,6 @@ class FlClientApp : public Application
     void HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& frame);
     void HandleDelivered(Ptr<MessageChannel> channel, const TransferRecord& record);
     void TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& receipt);
-    /// The compute time is over: takes the training's result and waits its encoding time.
-    void TrainingDone(double computeS);
-    /// Hands m_encoded (an update or a reply) to the network.
-    void SendEncoded();
-    /// Layerwise: hands bucket k of m_encoded to the network.
-    void SendPart(size_t k);
-    void CancelParts();
-    void WaitForTraining();
 
     // Attributes
     uint32_t m_clientId;
@@ -129,20 +119,16 @@ class FlClientApp : public Application
     Time m_crashRestart;
 
     std::unique_ptr<fedran::ClientSession> m_session;
+    std::unique_ptr<ClientRoundWork> m_work; ///< made with the session
+    std::shared_ptr<ThreadPool> m_pool;
     Ptr<MessageChannel> m_channel;
-    EventId m_sendEvent;
     EventId m_dropEvent;
     EventId m_connectEvent;
     EventId m_restartEvent;
     bool m_crashed; ///< down after a crash, until CrashRestart has passed
     Ptr<UniformRandomVariable> m_joinRng;
-    uint32_t m_failedConnects; ///< consecutive failed or lost connections
+    ReconnectBackoff m_backoff;
     bool m_online;
-    std::shared_ptr<ThreadPool> m_pool;
-    std::future<fedran::EncodedUpdate> m_pending; ///< the training of the current round
-    std::optional<fedran::EncodedUpdate> m_encoded; ///< encoded, waiting for its encode time
-    Time m_trainStart;                  ///< when the current round's training started
-    std::vector<EventId> m_partEvents; ///< layerwise: the buckets' sends
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_modelReceivedTrace;
     TracedCallback<const fedran::UpdateSentRecord&> m_updateSentTrace;

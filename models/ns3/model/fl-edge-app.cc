@@ -5,9 +5,6 @@
 #include <ns3/simulator.h>
 #include <ns3/uinteger.h>
 
-#include <algorithm>
-#include <cmath>
-
 namespace ns3
 {
 
@@ -112,7 +109,25 @@ FlEdgeApp::StartApplication()
     m_config.tier.ticksPerSecond = double(Seconds(1).GetTimeStep());
     fedran::EdgeHost& host = *this;
     m_aggregator = std::make_unique<fedran::EdgeAggregator>(m_config, m_task, host);
-    m_transport->Listen(GetNode(), m_port, MakeCallback(&FlEdgeApp::HandleAccept, this));
+    fedran::EdgeAggregator* aggregator = m_aggregator.get();
+    ChildConnections::Handlers handlers;
+    handlers.admits = [aggregator](uint32_t child) {
+        return aggregator->Admits(child);
+    };
+    handlers.joined = [aggregator](uint32_t child) {
+        aggregator->OnChildJoin(child);
+    };
+    handlers.frame = [aggregator](const fedran::Frame& frame) {
+        return aggregator->OnChildFrame(frame);
+    };
+    handlers.lost = [aggregator](uint32_t child, fedran::UpdateFate fate, const std::string& why) {
+        aggregator->OnChildLost(child, fate, why);
+    };
+    m_children = std::make_unique<ChildConnections>("hub " + std::to_string(m_config.hub),
+                                                    std::move(handlers));
+    m_transport->Listen(GetNode(),
+                        m_port,
+                        MakeCallback(&ChildConnections::Accept, m_children.get()));
     m_aggregator->Start();
 }
 
@@ -124,9 +139,9 @@ FlEdgeApp::StopApplication()
     {
         m_aggregator->Stop();
     }
-    for (auto& [id, channel] : m_channels)
+    if (m_children)
     {
-        channel->Close();
+        m_children->CloseAll();
     }
     if (m_parentChannel)
     {
@@ -137,69 +152,15 @@ FlEdgeApp::StopApplication()
 void
 FlEdgeApp::DoDispose()
 {
-    m_channels.clear();
-    m_childOfChannel.clear();
+    if (m_children)
+    {
+        m_children->Clear(); // kept: a late callback of a channel may still reach it
+    }
     m_parentChannel = nullptr;
     m_transport = nullptr;
     m_aggregator.reset();
     m_task.reset();
     Application::DoDispose();
-}
-
-void
-FlEdgeApp::HandleAccept(Ptr<MessageChannel> channel)
-{
-    channel->SetFrameCallback(MakeCallback(&FlEdgeApp::HandleChildFrame, this));
-    channel->SetErrorCallback(MakeCallback(&FlEdgeApp::HandleChildError, this));
-}
-
-void
-FlEdgeApp::HandleChildFrame(Ptr<MessageChannel> channel,
-                            const fedran::Frame& frame,
-                            const FrameReceipt&)
-{
-    if (frame.header.type != fedran::FrameType::Join)
-    {
-        if (auto error = m_aggregator->OnChildFrame(frame))
-        {
-            HandleChildError(channel, *error);
-        }
-        return;
-    }
-    const uint32_t child = frame.header.client;
-    if (!m_aggregator->Admits(child))
-    {
-        NS_LOG_WARN("hub " << m_config.hub << ": rejecting join from unknown child " << child);
-        channel->Close();
-        return;
-    }
-    auto previous = m_channels.find(child);
-    if (previous != m_channels.end())
-    {
-        previous->second->Close();
-        m_childOfChannel.erase(PeekPointer(previous->second));
-    }
-    m_channels[child] = channel;
-    m_childOfChannel[PeekPointer(channel)] = child;
-    m_aggregator->OnChildJoin(child);
-}
-
-void
-FlEdgeApp::HandleChildError(Ptr<MessageChannel> channel, const std::string& why)
-{
-    channel->Close();
-    auto it = m_childOfChannel.find(PeekPointer(channel));
-    if (it == m_childOfChannel.end())
-    {
-        return;
-    }
-    const uint32_t child = it->second;
-    m_childOfChannel.erase(it);
-    m_channels.erase(child);
-    m_aggregator->OnChildLost(child,
-                              channel->PeerGone() ? fedran::UpdateFate::Dropped
-                                                  : fedran::UpdateFate::Failed,
-                              why);
 }
 
 void
@@ -216,14 +177,10 @@ FlEdgeApp::HandleParentConnected(Ptr<MessageChannel> channel)
     if (!channel)
     {
         // As a client does: try again after a growing, randomised delay.
-        const double scaleS = std::min(m_reconnectBackoffMax.GetSeconds(),
-                                       m_reconnectBackoff.GetSeconds() *
-                                           std::ldexp(1.0, int(std::min(m_failedConnects, 30u))));
-        ++m_failedConnects;
-        m_connectEvent =
-            Simulator::Schedule(Seconds(m_reconnectRng->GetValue(scaleS / 2.0, scaleS)),
-                                &FlEdgeApp::ConnectParent,
-                                this);
+        m_connectEvent = Simulator::Schedule(
+            m_backoff.NextDelay(m_reconnectBackoff, m_reconnectBackoffMax, m_reconnectRng),
+            &FlEdgeApp::ConnectParent,
+            this);
         return;
     }
     if (m_parentChannel)
@@ -232,7 +189,7 @@ FlEdgeApp::HandleParentConnected(Ptr<MessageChannel> channel)
         return;
     }
     m_parentChannel = channel;
-    m_failedConnects = 0;
+    m_backoff.Reset();
     m_parentChannel->SetFrameCallback(MakeCallback(&FlEdgeApp::HandleParentFrame, this));
     m_parentChannel->SetErrorCallback(MakeCallback(&FlEdgeApp::HandleParentError, this));
     m_parentChannel->Send(m_aggregator->BeginParentConnection());
@@ -273,7 +230,7 @@ FlEdgeApp::NowSeconds() const
 void
 FlEdgeApp::Send(uint32_t client, std::vector<uint8_t> frame)
 {
-    m_channels.at(client)->Send(std::move(frame));
+    m_children->Send(client, std::move(frame));
 }
 
 void

@@ -4,7 +4,9 @@
 #include "models/fl/edge-aggregator.h"
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
+#include "models/ns3/model/child-connections.h"
 #include "models/ns3/model/message-transport.h"
+#include "models/ns3/model/reconnect-backoff.h"
 
 #include <ns3/address.h>
 #include <ns3/application.h>
@@ -55,13 +57,6 @@ class FlEdgeApp
     void StopApplication() override;
     void DoDispose() override;
 
-    // Children.
-    void HandleAccept(Ptr<MessageChannel> channel);
-    void HandleChildFrame(Ptr<MessageChannel> channel,
-                          const fedran::Frame& frame,
-                          const FrameReceipt& receipt);
-    void HandleChildError(Ptr<MessageChannel> channel, const std::string& why);
-
     // Parent.
     void ConnectParent();
     void HandleParentConnected(Ptr<MessageChannel> channel);
@@ -99,11 +94,10 @@ class FlEdgeApp
     std::unique_ptr<fedran::EdgeAggregator> m_aggregator;
     Ptr<UniformRandomVariable> m_sampler;
     Ptr<UniformRandomVariable> m_reconnectRng;
-    std::map<uint32_t, Ptr<MessageChannel>> m_channels;   ///< joined children's channels
-    std::map<MessageChannel*, uint32_t> m_childOfChannel; ///< the reverse of m_channels
+    std::unique_ptr<ChildConnections> m_children; ///< from the start on
     Ptr<MessageChannel> m_parentChannel;
     bool m_wantParent = false; ///< its children have joined: it belongs at its parent
-    uint32_t m_failedConnects = 0;
+    ReconnectBackoff m_backoff; ///< toward the parent
     EventId m_connectEvent;
     EventId m_timers[4]; ///< by fedran::CoordinatorTimer
 

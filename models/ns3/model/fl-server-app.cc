@@ -150,7 +150,25 @@ FlServerApp::StartApplication()
         config.asyncConfig = *m_async;
     }
     m_coordinator = fedran::MakeServerCoordinator(config, m_task, host);
-    m_transport->Listen(GetNode(), m_port, MakeCallback(&FlServerApp::HandleAccept, this));
+    fedran::ServerCoordinator* coordinator = m_coordinator.get();
+    ChildConnections::Handlers handlers;
+    handlers.admits = [coordinator](uint32_t client) {
+        return coordinator->Admits(client);
+    };
+    handlers.joined = [coordinator](uint32_t client) {
+        coordinator->OnJoin(client);
+    };
+    handlers.frame = [coordinator](const fedran::Frame& frame) {
+        return coordinator->OnFrame(frame);
+    };
+    handlers.lost =
+        [coordinator](uint32_t client, fedran::UpdateFate fate, const std::string& why) {
+            coordinator->OnClientLost(client, fate, why);
+        };
+    m_clients = std::make_unique<ChildConnections>("server", std::move(handlers));
+    m_transport->Listen(GetNode(),
+                        m_port,
+                        MakeCallback(&ChildConnections::Accept, m_clients.get()));
     m_coordinator->Start();
 }
 
@@ -161,101 +179,23 @@ FlServerApp::StopApplication()
     {
         m_coordinator->Stop();
     }
-    for (auto& [id, channel] : m_channels)
+    if (m_clients)
     {
-        channel->Close();
+        m_clients->CloseAll();
     }
 }
 
 void
 FlServerApp::DoDispose()
 {
-    m_channels.clear();
-    m_clientOfChannel.clear();
+    if (m_clients)
+    {
+        m_clients->Clear(); // kept: a late callback of a channel may still reach it
+    }
     m_transport = nullptr;
     m_coordinator.reset();
     m_task.reset();
     Application::DoDispose();
-}
-
-void
-FlServerApp::HandleAccept(Ptr<MessageChannel> channel)
-{
-    channel->SetFrameCallback(MakeCallback(&FlServerApp::HandleFrame, this));
-    channel->SetErrorCallback(MakeCallback(&FlServerApp::HandleChannelError, this));
-}
-
-void
-FlServerApp::HandleFrame(Ptr<MessageChannel> channel,
-                         const fedran::Frame& frame,
-                         const FrameReceipt&)
-{
-    if (frame.corrupt)
-    {
-        // Damaged in flight: the header's client is not to be trusted, the connection's is.
-        auto it = m_clientOfChannel.find(PeekPointer(channel));
-        if (it == m_clientOfChannel.end() || frame.header.type == fedran::FrameType::Join)
-        {
-            HandleChannelError(channel, "a damaged frame (CRC mismatch) before the join");
-            return;
-        }
-        fedran::Frame damaged = frame;
-        damaged.header.client = it->second;
-        if (auto error = m_coordinator->OnFrame(damaged))
-        {
-            HandleChannelError(channel, *error);
-        }
-        return;
-    }
-    if (frame.header.type == fedran::FrameType::Join)
-    {
-        HandleJoin(channel, frame.header.client);
-        return;
-    }
-    if (auto error = m_coordinator->OnFrame(frame))
-    {
-        HandleChannelError(channel, *error);
-    }
-}
-
-void
-FlServerApp::HandleJoin(Ptr<MessageChannel> channel, uint32_t client)
-{
-    if (!m_coordinator->Admits(client))
-    {
-        NS_LOG_WARN("rejecting join from unknown client " << client);
-        channel->Close();
-        return;
-    }
-    auto previous = m_channels.find(client);
-    if (previous != m_channels.end())
-    {
-        // A reconnection whose old connection's end has not reached the server: that
-        // connection is dead (the coordinator reports the old session dropped).
-        previous->second->Close();
-        m_clientOfChannel.erase(PeekPointer(previous->second));
-    }
-    m_channels[client] = channel;
-    m_clientOfChannel[PeekPointer(channel)] = client;
-    m_coordinator->OnJoin(client);
-}
-
-void
-FlServerApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& why)
-{
-    channel->Close();
-    auto it = m_clientOfChannel.find(PeekPointer(channel));
-    if (it == m_clientOfChannel.end())
-    {
-        return; // never joined, or replaced by a newer connection
-    }
-    const uint32_t client = it->second;
-    m_clientOfChannel.erase(it);
-    m_channels.erase(client);
-    m_coordinator->OnClientLost(client,
-                                channel->PeerGone() ? fedran::UpdateFate::Dropped
-                                                    : fedran::UpdateFate::Failed,
-                                why);
 }
 
 double
@@ -267,7 +207,7 @@ FlServerApp::NowSeconds() const
 void
 FlServerApp::Send(uint32_t client, std::vector<uint8_t> frame)
 {
-    m_channels.at(client)->Send(std::move(frame));
+    m_clients->Send(client, std::move(frame));
 }
 
 void

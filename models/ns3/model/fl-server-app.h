@@ -4,6 +4,7 @@
 #include "models/fl/round-coordinator.h"
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
+#include "models/ns3/model/child-connections.h"
 #include "models/ns3/model/message-transport.h"
 
 #include <ns3/application.h>
@@ -58,13 +59,6 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     void StopApplication() override;
     void DoDispose() override;
 
-    void HandleAccept(Ptr<MessageChannel> channel);
-    void HandleFrame(Ptr<MessageChannel> channel,
-                     const fedran::Frame& frame,
-                     const FrameReceipt& receipt);
-    void HandleChannelError(Ptr<MessageChannel> channel, const std::string& why);
-    void HandleJoin(Ptr<MessageChannel> channel, uint32_t client);
-
     // fedran::CoordinatorHost
     double NowSeconds() const override;
     void Send(uint32_t client, std::vector<uint8_t> frame) override;
@@ -93,8 +87,7 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     std::optional<fedran::AsyncConfig> m_async; ///< set: server.mode async
     std::map<uint32_t, fedran::CodecSpec> m_aggregatorChildren;
     Ptr<UniformRandomVariable> m_sampler;
-    std::map<uint32_t, Ptr<MessageChannel>> m_channels;     ///< joined clients' channels
-    std::map<MessageChannel*, uint32_t> m_clientOfChannel; ///< the reverse of m_channels
+    std::unique_ptr<ChildConnections> m_clients; ///< from the start on
     EventId m_timers[4]; ///< by fedran::CoordinatorTimer
 
     TracedCallback<uint32_t, uint32_t> m_joinClosedTrace;

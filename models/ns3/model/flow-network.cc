@@ -2,7 +2,6 @@
 
 #include "compression/portable-math.h"
 
-#include <ns3/double.h>
 #include <ns3/error-model.h>
 #include <ns3/log.h>
 #include <ns3/point-to-point-channel.h>
@@ -80,6 +79,7 @@ ReceiveLoss(const TransportLink& link, LinkDirection direction, uint32_t wireByt
 FlowNetwork::FlowNetwork(const TransportTopology& topology, const fedran::TcpFlowSettings& tcp)
     : m_links(topology.links)
     , m_tcp(tcp)
+    , m_background(m_fluid, [this]() { ScheduleResolve(); })
 {
     for (uint32_t i = 0; i < m_links.size(); ++i)
     {
@@ -93,36 +93,15 @@ FlowNetwork::FlowNetwork(const TransportTopology& topology, const fedran::TcpFlo
         // faults.link_outages / server_outages: capacity 0 both ways while out.
         link.link->ConnectOutageChanged(
             Callback<void>(MakeCallback(&FlowNetwork::CapacityChanged, this).Bind(i)));
-        if (link.background && link.background->load > 0.0)
-        {
-            const fedran::BackgroundConfig& bg = *link.background;
-            // load counts whole frames on the wire, as the fluid links' capacities do.
-            for (LinkDirection direction : {LinkDirection::Uplink, LinkDirection::Downlink})
-            {
-                const double rate =
-                    bg.PeakFraction() * static_cast<double>(link.link->NominalRateBpsOf(direction));
-                if (direction == LinkDirection::Uplink ? bg.uplink : bg.downlink)
-                {
-                    Background source;
-                    source.flow = m_fluid.AddFixedFlow(FluidLink(i, direction), 0.0, 0.0);
-                    source.rateBps = rate;
-                    source.meanOnS = bg.meanOnS;
-                    source.meanOffS = bg.onOff ? bg.meanOffS : 0.0;
-                    source.uniform = CreateObject<UniformRandomVariable>();
-                    source.on = CreateObject<ExponentialRandomVariable>();
-                    source.off = CreateObject<ExponentialRandomVariable>();
-                    source.on->SetAttribute("Mean", DoubleValue(source.meanOnS));
-                    source.off->SetAttribute("Mean", DoubleValue(std::max(source.meanOffS, 1e-9)));
-                    m_background.push_back(source);
-                }
-            }
-        }
+        m_background.Add(link,
+                         FluidLink(i, LinkDirection::Uplink),
+                         FluidLink(i, LinkDirection::Downlink));
     }
     m_ackBytes.assign(m_fluid.LinkCount(), 0.0);
     m_starting.assign(m_fluid.LinkCount(), 0);
-    if (!m_background.empty())
+    if (!m_background.Empty())
     {
-        Simulator::ScheduleNow(&FlowNetwork::StartBackground, this);
+        Simulator::ScheduleNow(&FlowBackground::Start, &m_background);
     }
 }
 
@@ -145,45 +124,7 @@ int64_t
 FlowNetwork::AssignStreams(int64_t stream)
 {
     // Three per source, as the packet-level BackgroundSource uses.
-    int64_t used = 0;
-    for (Background& source : m_background)
-    {
-        source.uniform->SetStream(stream + used);
-        source.on->SetStream(stream + used + 1);
-        source.off->SetStream(stream + used + 2);
-        used += 3;
-    }
-    return used;
-}
-
-void
-FlowNetwork::StartBackground()
-{
-    for (size_t b = 0; b < m_background.size(); ++b)
-    {
-        Background& source = m_background[b];
-        if (source.meanOffS <= 0.0)
-        {
-            Switch(b, true);
-            continue;
-        }
-        // Stationary start, as BackgroundSource: on with the duty cycle's probability.
-        const double onProbability = source.meanOnS / (source.meanOnS + source.meanOffS);
-        Switch(b, source.uniform->GetValue() < onProbability);
-    }
-}
-
-void
-FlowNetwork::Switch(size_t b, bool on)
-{
-    Background& source = m_background[b];
-    m_fluid.SetFixedRate(source.flow, on ? source.rateBps : 0.0, Now());
-    ScheduleResolve();
-    if (source.meanOffS > 0.0)
-    {
-        const double period = on ? source.on->GetValue() : source.off->GetValue();
-        Simulator::Schedule(Seconds(period), &FlowNetwork::Switch, this, b, !on);
-    }
+    return m_background.AssignStreams(stream);
 }
 
 FlowNetwork::Path

@@ -8,11 +8,11 @@
 
 #include "models/flow/fluid-network.h"
 #include "models/flow/tcp-flow-model.h"
+#include "models/ns3/model/flow-background.h"
 #include "models/ns3/model/transport-topology.h"
 
 #include <ns3/event-id.h>
 #include <ns3/nstime.h>
-#include <ns3/random-variable-stream.h>
 
 #include <functional>
 #include <map>
@@ -84,17 +84,6 @@ class FlowNetwork : public TransportLinkCounters
         fedran::FluidNetwork::FlowId flow = 0;
     };
 
-    struct Background
-    {
-        fedran::FluidNetwork::FlowId flow = 0;
-        double rateBps = 0.0;
-        double meanOnS = 0.0;
-        double meanOffS = 0.0; ///< 0: constant
-        Ptr<UniformRandomVariable> uniform;
-        Ptr<ExponentialRandomVariable> on;
-        Ptr<ExponentialRandomVariable> off;
-    };
-
     static uint32_t FluidLink(uint32_t link, LinkDirection direction)
     {
         return 2 * link + (direction == LinkDirection::Downlink ? 1 : 0);
@@ -107,8 +96,6 @@ class FlowNetwork : public TransportLinkCounters
     void ScheduleResolve();
     void Resolve();
     void Complete();
-    void StartBackground();
-    void Switch(size_t background, bool on);
     void CountAcks(const Transfer& transfer, double fraction);
     double Now() const;
 
@@ -124,7 +111,7 @@ class FlowNetwork : public TransportLinkCounters
     std::vector<uint32_t> m_starting; ///< per fluid link: transfers still in slow start
     std::vector<uint64_t> m_beginning; ///< transfers started at this instant
     double m_clientWire[2] = {0, 0};  ///< FL wire bytes of finished transfers, per direction
-    std::vector<Background> m_background;
+    FlowBackground m_background; ///< after m_fluid, whose flows it adds
     EventId m_next;
     bool m_resolvePending = false;
 };

@@ -15,7 +15,7 @@ NS_OBJECT_ENSURE_REGISTERED(MicrowaveRadio);
 TypeId
 MicrowaveRadio::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::fedran::MicrowaveRadio")
+    static TypeId tid = TypeId("ns3::MicrowaveRadio")
                             .SetParent<Object>()
                             .SetGroupName("Fedran")
                             .AddConstructor<MicrowaveRadio>()

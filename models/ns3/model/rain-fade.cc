@@ -15,7 +15,7 @@ TypeId
 RainFade::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::fedran::RainFade")
+        TypeId("ns3::RainFade")
             .SetParent<Object>()
             .SetGroupName("Fedran")
             .AddConstructor<RainFade>()

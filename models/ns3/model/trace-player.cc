@@ -12,7 +12,7 @@ NS_OBJECT_ENSURE_REGISTERED(TracePlayer);
 TypeId
 TracePlayer::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::fedran::TracePlayer")
+    static TypeId tid = TypeId("ns3::TracePlayer")
                             .SetParent<Object>()
                             .SetGroupName("Fedran")
                             .AddConstructor<TracePlayer>();

@@ -16,7 +16,7 @@ NS_OBJECT_ENSURE_REGISTERED(VariableRateLink);
 TypeId
 VariableRateLink::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::fedran::VariableRateLink")
+    static TypeId tid = TypeId("ns3::VariableRateLink")
                             .SetParent<Object>()
                             .SetGroupName("Fedran")
                             .AddConstructor<VariableRateLink>()

@@ -1,0 +1,58 @@
+#ifndef FEDRAN_MODELS_LEARNING_SGD_STEP_H
+#define FEDRAN_MODELS_LEARNING_SGD_STEP_H
+
+// One step of local SGD over every parameter (TrainLocal's update rule, local-trainer.h):
+// the minibatch gradient plus the optional weight decay and FedProx terms, heavy-ball momentum
+// or a StepHook, and ||g_b - g_(b-1)||^2 for TrainingResult::gradVariance.
+
+#include "models/learning/local-trainer.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace fedran::sgd
+{
+
+/// The per-step coefficients of the update rule, as floats like the parameters.
+struct StepCoefficients
+{
+    float lr;
+    float momentum;
+    float weightDecay;
+    float proxMu;
+};
+
+/// The buffers one step reads and writes, all of the model's size (velocity only if used).
+struct StepBuffers
+{
+    float* params;
+    const float* grad;     ///< this step's minibatch gradient g_b
+    const float* previous; ///< g_(b-1), or grad itself on the first step
+    const float* start;
+    float* velocity;
+    size_t size;
+};
+
+using StepFunction = double (*)(const StepBuffers&, const StepCoefficients&);
+
+/// The step loop for this combination of terms (each compiles to its own loop); it returns
+/// ||g_b - g_(b-1)||^2 with `variance`, else 0.
+StepFunction PickStep(bool momentum, bool decay, bool prox, bool variance);
+
+/**
+ * A step through a StepHook: g + decay + prox into `direction`, the hook, then w -= lr * d.
+ * Returns ||g_b - g_(b-1)||^2 of the data gradients with `variance`, as the other steps do.
+ */
+double HookedStep(const StepBuffers& b,
+                  const StepCoefficients& c,
+                  bool variance,
+                  std::vector<float>& direction,
+                  StepHook& hook);
+
+/// Turns `params` into the update, params - start, in place; returns its squared L2 norm
+/// (summed as the steps sum ||g_b - g_(b-1)||^2: in float per chunk, in double across them).
+double FormUpdate(float* params, const float* start, size_t size);
+
+} // namespace fedran::sgd
+
+#endif
