@@ -1,7 +1,8 @@
 #include "simulator/output-folder.h"
 
+#include "models/trace/output-record.h"
+#include "models/trace/trace-schema.h"
 #include "simulator/cli-error.h"
-#include "simulator/trace-schema.h"
 
 #include <nlohmann/json.hpp>
 
@@ -64,22 +65,6 @@ ReadText(const std::string& path)
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
-}
-
-std::vector<std::string>
-Lines(const std::string& text)
-{
-    std::vector<std::string> lines;
-    std::stringstream in(text);
-    std::string line;
-    while (std::getline(in, line))
-    {
-        if (!line.empty())
-        {
-            lines.push_back(line);
-        }
-    }
-    return lines;
 }
 
 /// The files a run folder made before fedran kept outputs.txt can hold: every trace, run.json
@@ -157,38 +142,6 @@ HolderText(const std::string& lockText)
 } // namespace
 
 void
-RecordOutputFile(const std::string& outDir, const std::string& name)
-{
-    const std::string record = outDir + "/" + kOutputRecordFile;
-    for (const std::string& line : Lines(ReadText(record)))
-    {
-        if (line == name)
-        {
-            return;
-        }
-    }
-    const int fd = ::open(record.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0)
-    {
-        throw std::runtime_error(OsError("cannot write", record));
-    }
-    try
-    {
-        WriteAll(fd, name + "\n", record);
-        if (::fsync(fd) != 0)
-        {
-            throw std::runtime_error(OsError("cannot sync", record));
-        }
-    }
-    catch (...)
-    {
-        ::close(fd);
-        throw;
-    }
-    ::close(fd);
-}
-
-void
 RemoveRecordedOutputs(const std::string& dir, const std::vector<std::string>& keep)
 {
     const std::string record = dir + "/" + kOutputRecordFile;
@@ -196,7 +149,7 @@ RemoveRecordedOutputs(const std::string& dir, const std::vector<std::string>& ke
     std::vector<std::string> names;
     if (fs::exists(record, ec))
     {
-        names = Lines(ReadText(record));
+        names = RecordedOutputFiles(dir);
     }
     else if (fs::exists(dir + "/run.json", ec))
     {

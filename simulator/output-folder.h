@@ -6,23 +6,16 @@
 // replacing a run or cleaning up after a failed one removes those files and no others
 // (docs/reliability.md, "Output folders").
 
+#include "models/trace/output-record.h" // RecordOutputFile, kOutputRecordFile
+
 #include <string>
 #include <vector>
 
 namespace fedran
 {
 
-/// The record of a run folder's own files: one path a line, relative to the folder. Every
-/// file is added before it is created (RecordOutputFile); analysis/run_outputs.py adds the
-/// plots. A file not listed here is not fedran's, and fedran never removes it.
-constexpr const char* kOutputRecordFile = "outputs.txt";
 /// The lock file of a run in progress: "<pid> <host>" of its holder.
 constexpr const char* kLockFile = "fedran.lock";
-
-/// Adds `name` (a file name relative to `outDir`) to outDir/outputs.txt unless this process
-/// already did, and syncs the record, so that even a killed run's files are known. Throws
-/// std::runtime_error naming the file and the OS error when it cannot be written.
-void RecordOutputFile(const std::string& outDir, const std::string& name);
 
 /**
  * The output folder of one `fedran run`, from before the data is loaded to the end.

@@ -2,7 +2,7 @@
 #define FEDRAN_SIMULATOR_PROGRESS_REPORTER_H
 
 #include "models/fl/trace-records.h"
-#include "simulator/fl-stats-collector.h"
+#include "models/trace/run-totals.h"
 
 #include <chrono>
 #include <cstdint>
@@ -11,6 +11,8 @@
 
 namespace ns3
 {
+
+using fedran::RunTotals;
 
 /// "950.0 kB", "12.34 MB", "1.20 GB" (SI units, as the traces' byte columns).
 std::string HumanBytes(uint64_t bytes);
@@ -37,7 +39,7 @@ class ProgressReporter
 
     ProgressReporter(std::FILE* out, Mode mode, uint32_t totalRounds, double intervalS = 10.0);
 
-    /// Reports one finished round (an FlStatsCollector round observer).
+    /// Reports one finished round (an FlStatsHelper round observer).
     void RoundEnded(const fedran::RoundRecord& record, const RunTotals& totals);
 
     /// Ends the updating line so that what follows starts on a fresh line.

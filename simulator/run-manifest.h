@@ -1,7 +1,7 @@
 #ifndef FEDRAN_SIMULATOR_RUN_MANIFEST_H
 #define FEDRAN_SIMULATOR_RUN_MANIFEST_H
 
-#include "simulator/fl-stats-collector.h"
+#include "models/trace/run-totals.h"
 #include "simulator/scenario/scenario.h"
 
 #include <nlohmann/json.hpp>
@@ -10,6 +10,8 @@
 
 namespace ns3
 {
+
+using fedran::RunTotals;
 
 /// What run.json says of the run (its "status").
 enum class RunStatus

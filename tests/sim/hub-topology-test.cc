@@ -3,7 +3,7 @@
 // the number of sites behind it; traces are the same at any thread count.
 
 #include "sim-test-util.h"
-#include "simulator/address-plan.h"
+#include "models/link-config/address-plan.h"
 #include "simulator/network-topology.h"
 
 #include <gtest/gtest.h>

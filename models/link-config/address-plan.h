@@ -1,5 +1,5 @@
-#ifndef FEDRAN_SIMULATOR_ADDRESS_PLAN_H
-#define FEDRAN_SIMULATOR_ADDRESS_PLAN_H
+#ifndef FEDRAN_MODELS_LINK_CONFIG_ADDRESS_PLAN_H
+#define FEDRAN_MODELS_LINK_CONFIG_ADDRESS_PLAN_H
 
 // The IPv4 address plan of the backhaul tree, computed in one pass (no ns-3): every link is a
 // /30, and everything behind a hub lies in one aligned block, so a router needs one route

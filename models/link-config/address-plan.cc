@@ -1,4 +1,4 @@
-#include "simulator/address-plan.h"
+#include "models/link-config/address-plan.h"
 
 #include <algorithm>
 #include <stdexcept>

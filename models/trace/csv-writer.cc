@@ -1,4 +1,4 @@
-#include "simulator/csv-writer.h"
+#include "models/trace/csv-writer.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,6 +1,6 @@
-#include "simulator/trace-schema.h"
+#include "models/trace/trace-schema.h"
 
-#include "simulator/output-folder.h"
+#include "models/trace/output-record.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,7 +13,7 @@
 namespace fedran
 {
 
-extern const std::string_view kTraceColumnsJson; // simulator/trace-columns.cc
+extern const std::string_view kTraceColumnsJson; // models/trace/trace-columns.cc
 
 namespace
 {
@@ -138,7 +138,7 @@ GetTraceFile(std::string_view file)
             return f;
         }
     }
-    throw std::out_of_range("trace table (simulator/trace-columns.cc) lists no file \"" +
+    throw std::out_of_range("trace table (models/trace/trace-columns.cc) lists no file \"" +
                             std::string(file) + "\"");
 }
 

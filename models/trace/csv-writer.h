@@ -1,5 +1,5 @@
-#ifndef FEDRAN_SIMULATOR_CSV_WRITER_H
-#define FEDRAN_SIMULATOR_CSV_WRITER_H
+#ifndef FEDRAN_MODELS_TRACE_CSV_WRITER_H
+#define FEDRAN_MODELS_TRACE_CSV_WRITER_H
 
 #include <cstdint>
 #include <string>
@@ -12,7 +12,7 @@ namespace fedran
  * A tidy CSV file: a header row, then one row per record, flushed on request so that a run
  * in progress can be plotted. Numbers are formatted with fixed precision, never with the
  * locale, so the same run writes the same bytes. A run's traces take their header from the
- * column table (simulator/trace-schema.h, OpenTrace). A row with more or fewer cells than
+ * column table (models/trace/trace-schema.h, OpenTrace). A row with more or fewer cells than
  * there are columns is a bug: the cell too many, EndRow after too few, or Flush in the
  * middle of a row throws std::logic_error naming the file and the column.
  */

@@ -1,7 +1,7 @@
 // The column table of every CSV file a run writes: for each file its columns in order, each
 // with name, type (int, float, string, bool: 0/1), whether a cell may be empty, unit and a
 // one-line description. It is the only place the columns are listed:
-//   - the writers take their headers from it (simulator/trace-schema.h, TraceHeader);
+//   - the writers take their headers from it (models/trace/trace-schema.h, TraceHeader);
 //   - analysis/trace_schema.py reads the JSON between the raw-string markers below, so the
 //     analysis scripts check the columns they need against it;
 //   - analysis/trace_doc.py --write turns it into the column tables of docs/traces.md.
@@ -18,7 +18,7 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
     {
       "file": "rounds.csv",
       "description": "one row per round, flushed as the round ends",
-      "writer": "simulator/fl-stats-collector.cc",
+      "writer": "models/trace/fl-trace-writer.cc",
       "columns": [
         {"name": "round", "type": "int", "unit": "", "description": "1-based round number"},
         {"name": "sim_time_s", "type": "float", "unit": "s", "description": "simulated time at which the round ended (aggregation and evaluation done)"},
@@ -42,7 +42,7 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
     {
       "file": "clients.csv",
       "description": "one row per selected client per round, written out and fsynced as the round ends (a late client's too), plus a `late_arrival` row when a late client's discarded update arrives",
-      "writer": "simulator/fl-stats-collector.cc",
+      "writer": "models/trace/fl-trace-writer.cc",
       "columns": [
         {"name": "round", "type": "int", "unit": "", "description": "round the client was selected for"},
         {"name": "client", "type": "int", "unit": "", "description": "client index (clients are numbered group by group, in scenario order)"},

@@ -1,7 +1,7 @@
-#ifndef FEDRAN_SIMULATOR_TRACE_SCHEMA_H
-#define FEDRAN_SIMULATOR_TRACE_SCHEMA_H
+#ifndef FEDRAN_MODELS_TRACE_TRACE_SCHEMA_H
+#define FEDRAN_MODELS_TRACE_TRACE_SCHEMA_H
 
-#include "simulator/csv-writer.h"
+#include "models/trace/csv-writer.h"
 
 #include <cstddef>
 #include <functional>
@@ -23,7 +23,7 @@ enum class TraceType
     Bool,   ///< 0 or 1
 };
 
-/// One column of a trace file, as simulator/trace-columns.cc lists it.
+/// One column of a trace file, as models/trace/trace-columns.cc lists it.
 struct TraceColumn
 {
     std::string name; ///< with `{i}` in it for a repeated column

@@ -1,4 +1,4 @@
-#include "simulator/background-traffic.h"
+#include "models/ns3/helper/background-traffic.h"
 
 #include <ns3/inet-socket-address.h>
 #include <ns3/ipv4.h>

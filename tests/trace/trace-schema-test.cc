@@ -1,10 +1,12 @@
-// The trace table (simulator/trace-columns.cc): compiled in unchanged, well formed, and the
-// header of every CSV file a run writes, in order. CsvWriter rejects rows of the wrong length.
+// The trace table (models/trace/trace-columns.cc): compiled in unchanged, well formed, and the
+// header of every CSV file a run writes, in order (tests/sim/trace-files-test.cc checks a
+// run's files against it). CsvWriter rejects rows of the wrong length.
 
 #include "models/learning/partition-summary.h"
-#include "sim-test-util.h"
-#include "simulator/csv-writer.h"
-#include "simulator/trace-schema.h"
+#include "../sim/sim-test-util.h"
+#include "trace-test-util.h"
+#include "models/trace/csv-writer.h"
+#include "models/trace/trace-schema.h"
 
 #include <gtest/gtest.h>
 
@@ -26,7 +28,7 @@ using nlohmann::json;
 std::string
 TableTextFromSource()
 {
-    const std::string text = ReadFile(fs::path(FEDRAN_SOURCE_DIR) / "simulator/trace-columns.cc");
+    const std::string text = ReadFile(fs::path(FEDRAN_SOURCE_DIR) / "models/trace/trace-columns.cc");
     const std::string begin = "R\"trace-columns(";
     const size_t at = text.find(begin);
     const size_t end = text.find(")trace-columns\"");
@@ -37,79 +39,6 @@ TableTextFromSource()
         return "{}";
     }
     return text.substr(at + begin.size(), end - at - begin.size());
-}
-
-/// A CSV line split into cells (quoted cells as RFC 4180 writes them).
-std::vector<std::string>
-SplitCsvLine(const std::string& line)
-{
-    std::vector<std::string> cells(1);
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i)
-    {
-        const char c = line[i];
-        if (quoted)
-        {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-            {
-                cells.back() += '"';
-                ++i;
-            }
-            else if (c == '"')
-            {
-                quoted = false;
-            }
-            else
-            {
-                cells.back() += c;
-            }
-        }
-        else if (c == '"')
-        {
-            quoted = true;
-        }
-        else if (c == ',')
-        {
-            cells.emplace_back();
-        }
-        else
-        {
-            cells.back() += c;
-        }
-    }
-    return cells;
-}
-
-/// The header is exactly the table's (names and order) and every cell fits its column.
-void
-ExpectFileFitsTable(const fs::path& path, const TraceRepeatCounts& counts = {})
-{
-    const std::string file = path.filename().string();
-    const TraceFile& entry = GetTraceFile(file);
-    std::istringstream in(ReadFile(path));
-    std::string line;
-    ASSERT_TRUE(std::getline(in, line)) << path << ": empty";
-    const std::vector<std::string> header = SplitCsvLine(line);
-    ASSERT_EQ(header, TraceHeader(file, counts)) << path;
-    // The column of each header cell (a repeated column covers several).
-    std::vector<const TraceColumn*> columns;
-    for (const TraceColumn& column : entry.columns)
-    {
-        const size_t times = column.repeatCount.empty() ? 1 : counts.at(column.repeatCount);
-        columns.insert(columns.end(), times, &column);
-    }
-    size_t rows = 0;
-    for (size_t number = 2; std::getline(in, line); ++number, ++rows)
-    {
-        const std::vector<std::string> cells = SplitCsvLine(line);
-        ASSERT_EQ(cells.size(), columns.size()) << path << ":" << number;
-        for (size_t i = 0; i < cells.size(); ++i)
-        {
-            EXPECT_TRUE(TraceCellFits(*columns[i], cells[i]))
-                << path << ":" << number << ": " << header[i] << " \"" << cells[i] << "\"";
-        }
-    }
-    EXPECT_GT(rows, 0u) << path;
 }
 
 TEST(TraceSchema, TableIsTheSourceFileCompiledInAndWellFormed)
@@ -256,48 +185,6 @@ TEST(TraceSchema, GoldenTracesHaveTheTablesHeadersAndTypes)
         }
     }
     EXPECT_GE(checked, 9u * 3);
-}
-
-TEST(TraceSchema, ARunWritesEveryTableFileWithItsHeader)
-{
-    TempDir dir("trace-schema-run");
-    json scenario = TinyScenario(3, 2, 2);
-    scenario["output"] = {{"link_sample_s", 0.5}};
-    // Two of the sites behind an edge aggregator (edge_rounds.csv), one reporting directly.
-    json behindHub = scenario["clients"]["groups"][0];
-    behindHub["name"] = "behind-hub";
-    behindHub["count"] = 2;
-    behindHub["hub"] = "edge";
-    scenario["clients"]["groups"][0]["count"] = 1;
-    scenario["clients"]["groups"].push_back(behindHub);
-    scenario["network"]["hubs"] = {
-        {{"name", "edge"},
-         {"backhaul", {{"type", "p2p"}, {"rate", "100Mbps"}, {"delay", "1ms"}}},
-         {"aggregator", {{"clients_per_round", 2}}}}};
-    WriteFile(dir.Path() / "s.json", scenario.dump());
-    const CommandResult r = RunFedran("run s.json --out out --quiet", dir.Path());
-    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
-    std::vector<std::string> written;
-    for (const auto& entry : fs::directory_iterator(dir.Path() / "out"))
-    {
-        if (entry.path().extension() == ".csv")
-        {
-            written.push_back(entry.path().filename().string());
-        }
-    }
-    std::sort(written.begin(), written.end());
-    std::vector<std::string> listed;
-    for (const TraceFile& file : TraceFiles())
-    {
-        listed.push_back(file.file);
-    }
-    std::sort(listed.begin(), listed.end());
-    EXPECT_EQ(written, listed) << "every CSV file a run writes is in the trace table";
-    for (const std::string& file : listed)
-    {
-        SCOPED_TRACE(file);
-        ExpectFileFitsTable(dir.Path() / "out" / file, {{"classes", 10}}); // Fashion-MNIST
-    }
 }
 
 } // namespace
