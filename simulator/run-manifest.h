@@ -2,6 +2,7 @@
 #define FEDRAN_SIMULATOR_RUN_MANIFEST_H
 
 #include "models/trace/run-totals.h"
+#include "simulator/core/version.h"
 #include "simulator/scenario/scenario.h"
 
 #include <nlohmann/json.hpp>
@@ -37,8 +38,7 @@ void WriteRunManifest(const std::string& outDir,
                       const std::string& note = "",
                       const nlohmann::json& estimate = nullptr);
 
-/// The version compiled into this build ("0.1.0+<git describe>").
-const char* FedranVersion();
+using fedran::FedranVersion;
 
 } // namespace ns3
 

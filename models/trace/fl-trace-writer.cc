@@ -49,18 +49,18 @@ ClientStatus(UpdateFate fate, bool arrived)
     }
     switch (fate)
     {
-    case UpdateFate::Accepted:
-        return "completed";
-    case UpdateFate::Late:
-        return "late";
-    case UpdateFate::Failed:
-        return "failed";
-    case UpdateFate::Dropped:
-        return "dropped";
-    case UpdateFate::Stale:
-        return "stale";
-    case UpdateFate::Corrupt:
-        return "corrupt";
+        case UpdateFate::Accepted:
+            return "completed";
+        case UpdateFate::Late:
+            return "late";
+        case UpdateFate::Failed:
+            return "failed";
+        case UpdateFate::Dropped:
+            return "dropped";
+        case UpdateFate::Stale:
+            return "stale";
+        case UpdateFate::Corrupt:
+            return "corrupt";
     }
     return "failed";
 }
@@ -68,8 +68,8 @@ ClientStatus(UpdateFate fate, bool arrived)
 FlTraceWriter::FlTraceWriter(const std::string& outDir,
                              std::vector<std::string> clientGroupNames,
                              std::string uplinkCodec)
-    : m_groupNames(std::move(clientGroupNames)),
-      m_uplinkCodec(std::move(uplinkCodec))
+    : m_groupNames(std::move(clientGroupNames))
+    , m_uplinkCodec(std::move(uplinkCodec))
 {
     m_rounds = OpenTrace(outDir, "rounds.csv");
     m_clients = OpenTrace(outDir, "clients.csv");

@@ -2,11 +2,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-
-#include <fcntl.h>
 #include <unistd.h>
 
 namespace fedran

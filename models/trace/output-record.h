@@ -3,7 +3,7 @@
 
 // The record of the files a run wrote into its folder (outputs.txt). Every writer of a trace
 // adds its file here before creating it, so that replacing a run or cleaning up after a failed
-// one (simulator/output-folder.h) removes those files and no others.
+// one (simulator/core/output-folder.h) removes those files and no others.
 
 #include <string>
 #include <vector>

@@ -9,9 +9,9 @@ namespace ns3
 FlEdgeHelper::FlEdgeHelper(std::shared_ptr<const fedran::FederatedTask> task,
                            Ptr<MessageTransport> transport,
                            uint16_t port)
-    : m_task(std::move(task)),
-      m_transport(transport),
-      m_port(port)
+    : m_task(std::move(task))
+    , m_transport(transport)
+    , m_port(port)
 {
 }
 

@@ -22,8 +22,7 @@ FlStatsHelper::Connect(Ptr<FlServerApp> server,
                        const std::vector<Ptr<FlClientApp>>& clients,
                        const std::vector<std::string>& clientHubs)
 {
-    server->TraceConnectWithoutContext("ModelSent",
-                                       MakeCallback(&FlStatsHelper::ModelSent, this));
+    server->TraceConnectWithoutContext("ModelSent", MakeCallback(&FlStatsHelper::ModelSent, this));
     server->TraceConnectWithoutContext("UpdateArrival",
                                        MakeCallback(&FlStatsHelper::UpdateArrival, this));
     server->TraceConnectWithoutContext("RoundEnded",
@@ -35,8 +34,7 @@ FlStatsHelper::Connect(Ptr<FlServerApp> server,
                                            MakeCallback(&FlStatsHelper::ModelReceived, this));
         client->TraceConnectWithoutContext("UpdateSent",
                                            MakeCallback(&FlStatsHelper::UpdateSent, this));
-        client->TraceConnectWithoutContext("Crashed",
-                                           MakeCallback(&FlStatsHelper::Crashed, this));
+        client->TraceConnectWithoutContext("Crashed", MakeCallback(&FlStatsHelper::Crashed, this));
     }
 }
 
@@ -59,9 +57,9 @@ FlStatsHelper::ConnectClientDevices(Ptr<NetDevice> clientEnd, Ptr<NetDevice> net
 
 void
 FlStatsHelper::ConnectAggregator(Ptr<FlEdgeApp> aggregator,
-                                    uint32_t id,
-                                    const std::string& name,
-                                    const std::string& parentHub)
+                                 uint32_t id,
+                                 const std::string& name,
+                                 const std::string& parentHub)
 {
     m_writer.SetChild(id, name, parentHub);
     aggregator->TraceConnectWithoutContext("ModelReceived",
@@ -228,9 +226,9 @@ FlStatsHelper::TripEnded(const fedran::UpdateArrivalRecord& record)
     }
     // Its row belongs to the server step it counted in (or was discarded at).
     m_writer.WriteClientRow(record.step,
-                   record.client,
-                   row,
-                   row.crashed ? "crashed" : fedran::ClientStatus(row.fate, true));
+                            record.client,
+                            row,
+                            row.crashed ? "crashed" : fedran::ClientStatus(row.fate, true));
     m_trips.erase(it);
 }
 
@@ -292,9 +290,10 @@ FlStatsHelper::RoundEnded(const fedran::RoundRecord& record)
     {
         const ClientRow& row = m_current[client];
         m_writer.WriteClientRow(record.round,
-                       client,
-                       row,
-                       row.crashed ? "crashed" : fedran::ClientStatus(row.fate, row.arrived));
+                                client,
+                                row,
+                                row.crashed ? "crashed"
+                                            : fedran::ClientStatus(row.fate, row.arrived));
         if (!row.arrived)
         {
             // Kept for the `late_arrival` row, if its update arrives.

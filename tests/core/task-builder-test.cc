@@ -2,9 +2,9 @@
 // model and training key reaches the library, and bad data names its JSON path.
 
 #include "models/learning/dataset.h"
-#include "simulator/federated-task-builder.h"
+#include "simulator/core/federated-task-builder.h"
 #include "simulator/scenario/scenario.h"
-#include "sim-test-util.h"
+#include "../sim/sim-test-util.h"
 
 #include <gtest/gtest.h>
 

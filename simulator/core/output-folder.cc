@@ -1,8 +1,8 @@
-#include "simulator/output-folder.h"
+#include "simulator/core/output-folder.h"
 
 #include "models/trace/output-record.h"
 #include "models/trace/trace-schema.h"
-#include "simulator/cli-error.h"
+#include "simulator/core/cli-error.h"
 
 #include <nlohmann/json.hpp>
 

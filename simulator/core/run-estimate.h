@@ -1,5 +1,5 @@
-#ifndef FEDRAN_SIMULATOR_RUN_ESTIMATE_H
-#define FEDRAN_SIMULATOR_RUN_ESTIMATE_H
+#ifndef FEDRAN_SIMULATOR_CORE_RUN_ESTIMATE_H
+#define FEDRAN_SIMULATOR_CORE_RUN_ESTIMATE_H
 
 // What a run will need, estimated before it starts: the size of every codec's update frame
 // (against the frame limit) and the resident memory of the whole run (against the machine's

@@ -1,4 +1,4 @@
-#include "simulator/libm-pinning.h"
+#include "simulator/core/libm-pinning.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "simulator/run-estimate.h"
+#include "simulator/core/run-estimate.h"
 
 #include "compression/codec.h"
 #include "models/fl/update-frame.h"
 #include "models/link-config/scenario-error.h"
-#include "simulator/cli-error.h"
+#include "simulator/core/cli-error.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
-// The progress line of `fedran run`: updating line on a terminal, sparse lines in logs.
+// The progress line of `fedran run`: updating line on a terminal, sparse lines in logs
+// (tests/sim/progress-log-test.cc: what a run prints).
 
-#include "simulator/progress-reporter.h"
-#include "sim-test-util.h"
+#include "simulator/core/progress-reporter.h"
 
 #include <gtest/gtest.h>
 
@@ -69,19 +69,6 @@ TEST(ProgressReporterTest, QuietWritesNothing)
     EXPECT_EQ(Report(ProgressReporter::Mode::QUIET, 10, 0.0), "");
     EXPECT_EQ(ProgressReporter::ModeFor(-1, true), ProgressReporter::Mode::QUIET);
     EXPECT_EQ(ProgressReporter::ModeFor(-1, false), ProgressReporter::Mode::LINES);
-}
-
-TEST(ProgressReporterTest, FedranRunLogsProgressUnlessQuiet)
-{
-    fedran::test::TempDir dir("progress");
-    fedran::test::WriteFile(dir.Path() / "s.json", fedran::test::TinyScenario(4, 2, 2).dump());
-    fedran::test::CommandResult r = fedran::test::RunFedran("run s.json --out a", dir.Path());
-    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
-    EXPECT_NE(r.stderrText.find("round 1/2  accuracy "), std::string::npos) << r.stderrText;
-    EXPECT_NE(r.stderrText.find("round 2/2  accuracy "), std::string::npos) << r.stderrText;
-    r = fedran::test::RunFedran("run s.json --out b --quiet", dir.Path());
-    ASSERT_EQ(r.exitCode, 0);
-    EXPECT_EQ(r.stderrText, "");
 }
 
 } // namespace

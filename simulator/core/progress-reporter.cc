@@ -1,4 +1,4 @@
-#include "simulator/progress-reporter.h"
+#include "simulator/core/progress-reporter.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
-#include "simulator/codec-command.h"
+#include "simulator/core/codec-command.h"
 
 #include "compression/codec.h"
-#include "simulator/cli-error.h"
+#include "simulator/core/cli-error.h"
 
 #include <nlohmann/json.hpp>
 

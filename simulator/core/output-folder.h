@@ -1,5 +1,5 @@
-#ifndef FEDRAN_SIMULATOR_OUTPUT_FOLDER_H
-#define FEDRAN_SIMULATOR_OUTPUT_FOLDER_H
+#ifndef FEDRAN_SIMULATOR_CORE_OUTPUT_FOLDER_H
+#define FEDRAN_SIMULATOR_CORE_OUTPUT_FOLDER_H
 
 // A run's output folder: one run at a time (a lock file), a finished run never replaced
 // silently, and a record of every file fedran and the plot scripts wrote into it, so that

@@ -1,5 +1,5 @@
-#ifndef FEDRAN_SIMULATOR_LIBM_PINNING_H
-#define FEDRAN_SIMULATOR_LIBM_PINNING_H
+#ifndef FEDRAN_SIMULATOR_CORE_LIBM_PINNING_H
+#define FEDRAN_SIMULATOR_CORE_LIBM_PINNING_H
 
 // One build of glibc's elementary functions on every CPU, for the code fedran does not
 // compile itself.

@@ -1,5 +1,5 @@
-#ifndef FEDRAN_SIMULATOR_FEDERATED_TASK_BUILDER_H
-#define FEDRAN_SIMULATOR_FEDERATED_TASK_BUILDER_H
+#ifndef FEDRAN_SIMULATOR_CORE_FEDERATED_TASK_BUILDER_H
+#define FEDRAN_SIMULATOR_CORE_FEDERATED_TASK_BUILDER_H
 
 // From a scenario's learning keys to the FederatedTask every application shares: the data
 // (loaded or generated once), each client's slice of it, the model and the training settings.

@@ -1,4 +1,4 @@
-#include "simulator/calibrate-command.h"
+#include "simulator/core/calibrate-command.h"
 
 #include "compression/codec.h"
 #include "compression/cost-model.h"
@@ -7,8 +7,8 @@
 #include "models/learning/gemm.h"
 #include "models/learning/model.h"
 #include "models/learning/server-optimizer.h"
-#include "simulator/cli-error.h"
-#include "simulator/run-manifest.h"
+#include "simulator/core/cli-error.h"
+#include "simulator/core/version.h"
 
 #include <algorithm>
 #include <chrono>
@@ -426,7 +426,7 @@ MeasureCostProfile(const CalibrateOptions& options)
                        {"logical_cpus", std::thread::hardware_concurrency()},
                        {"threads_used", 1},
                        {"matrix_kernels", GemmKindName(ActiveGemmKind())},
-                       {"fedran", ns3::FedranVersion()},
+                       {"fedran", FedranVersion()},
                        {"command", "fedran calibrate"},
                        {"sizes", sizes}};
     return profile.ToJson();

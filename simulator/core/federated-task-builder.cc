@@ -1,4 +1,4 @@
-#include "simulator/federated-task-builder.h"
+#include "simulator/core/federated-task-builder.h"
 
 #include "models/learning/collusion-oracle.h"
 

@@ -1,5 +1,5 @@
-#ifndef FEDRAN_SIMULATOR_PROGRESS_REPORTER_H
-#define FEDRAN_SIMULATOR_PROGRESS_REPORTER_H
+#ifndef FEDRAN_SIMULATOR_CORE_PROGRESS_REPORTER_H
+#define FEDRAN_SIMULATOR_CORE_PROGRESS_REPORTER_H
 
 #include "models/fl/trace-records.h"
 #include "models/trace/run-totals.h"
