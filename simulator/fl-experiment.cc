@@ -79,7 +79,9 @@ ScheduleOutages(const fedran::FaultsConfig& faults, const NetworkTopology& topol
     }
     for (const fedran::OutageConfig& outage : faults.serverOutages)
     {
-        ScheduleLinkOutage(topology.GetCoreLink(), Seconds(outage.startS), Seconds(outage.durationS));
+        ScheduleLinkOutage(topology.GetCoreLink(),
+                           Seconds(outage.startS),
+                           Seconds(outage.durationS));
     }
 }
 
