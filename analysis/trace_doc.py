@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the column tables of docs/traces.md from the trace table (simulator/trace-columns.cc).
+"""Writes the column tables of docs/traces.md from the trace table (models/trace/trace-columns.cc).
 
 Usage: /usr/bin/python3 analysis/trace_doc.py            (prints every file's column table)
        /usr/bin/python3 analysis/trace_doc.py --write    (rewrites the tables in docs/traces.md)

@@ -4,7 +4,7 @@
 Usage: /usr/bin/python3 analysis/trace_schema.py              (prints the table as JSON)
        /usr/bin/python3 analysis/trace_schema.py --check FILE...
 
-The table is simulator/trace-columns.cc: JSON between the markers R"trace-columns( and
+The table is models/trace/trace-columns.cc: JSON between the markers R"trace-columns( and
 )trace-columns", compiled into fedran, whose writers take their headers from it. This module
 reads the same text, so the analysis scripts name the columns they need and check them here
 (a column the table does not have is an error naming the file and the column) instead of
@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE_PATH = ROOT / "simulator" / "trace-columns.cc"
-TABLE_NAME = "simulator/trace-columns.cc"
+TABLE_PATH = ROOT / "models" / "trace" / "trace-columns.cc"
+TABLE_NAME = "models/trace/trace-columns.cc"
 BEGIN = 'R"trace-columns('
 END = ')trace-columns"'
 TYPES = ("int", "float", "string", "bool")

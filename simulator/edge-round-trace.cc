@@ -1,6 +1,6 @@
 #include "simulator/edge-round-trace.h"
 
-#include "simulator/trace-schema.h"
+#include "models/trace/trace-schema.h"
 
 #include <ns3/callback.h>
 

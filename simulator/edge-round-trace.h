@@ -3,7 +3,7 @@
 
 #include "models/fl/edge-aggregator.h"
 #include "models/ns3/model/fl-edge-app.h"
-#include "simulator/csv-writer.h"
+#include "models/trace/csv-writer.h"
 
 #include <memory>
 #include <string>
@@ -12,7 +12,7 @@
 namespace ns3
 {
 
-/// edge_rounds.csv (columns in simulator/trace-columns.cc): a row per aggregating hub per
+/// edge_rounds.csv (columns in models/trace/trace-columns.cc): a row per aggregating hub per
 /// edge round, flushed as it is written, so that an interrupted run keeps every edge round
 /// that ended.
 class EdgeRoundTrace

@@ -1,9 +1,9 @@
 #include "simulator/edge-tiers.h"
 
+#include "models/ns3/helper/fl-edge-helper.h"
+
 #include <ns3/inet-socket-address.h>
 #include <ns3/nstime.h>
-#include <ns3/pointer.h>
-#include <ns3/uinteger.h>
 
 #include <algorithm>
 #include <limits>
@@ -83,6 +83,7 @@ EdgeTiers::Install(const NetworkTopology& topology,
                    const std::vector<bool>& initiallyOn) const
 {
     std::vector<Ptr<FlEdgeApp>> apps;
+    const FlEdgeHelper helper(task, transport, port);
     for (uint32_t h : m_aggregators)
     {
         const fedran::AggregatorConfig& aggregator = *m_config.network.hubs[h].aggregator;
@@ -101,11 +102,8 @@ EdgeTiers::Install(const NetworkTopology& topology,
         config.parentDownlinkCodec = DownlinkCodecOf(parent);
         config.uplinkCodec = aggregator.uplinkCodec;
 
-        Ptr<FlEdgeApp> app = CreateObject<FlEdgeApp>();
-        app->SetAttribute("Port", UintegerValue(port));
         const Ipv4Address parentAddress =
             parent == kServer ? topology.GetServerAddress() : topology.GetHubAddress(parent);
-        app->SetAttribute("Parent", AddressValue(InetSocketAddress(parentAddress, port)));
         // Half its parent's join timeout: a hub whose children do not all join is still in
         // time for its parent's first round.
         uint32_t depth = 1;
@@ -113,12 +111,11 @@ EdgeTiers::Install(const NetworkTopology& topology,
         {
             ++depth;
         }
-        app->SetAttribute("JoinTimeout",
-                          TimeValue(Seconds(m_config.server.joinTimeoutS / double(1u << depth))));
-        app->SetAttribute("Transport", PointerValue(transport));
-        app->SetAggregator(task, config);
-        topology.GetHub(h)->AddApplication(app);
-        app->SetStartTime(Seconds(0));
+        Ptr<FlEdgeApp> app =
+            helper.Install(topology.GetHub(h),
+                           InetSocketAddress(parentAddress, port),
+                           Seconds(m_config.server.joinTimeoutS / double(1u << depth)),
+                           config);
         apps.push_back(app);
     }
     return apps;

@@ -2,23 +2,24 @@
 
 #include "models/ns3/helper/fl-client-helper.h"
 #include "models/ns3/helper/fl-server-helper.h"
+#include "models/ns3/helper/fl-stats-helper.h"
 #include "models/ns3/model/client-availability.h"
 #include "models/ns3/model/fl-client-app.h"
 #include "models/ns3/model/fl-server-app.h"
 #include "models/ns3/model/link-outage.h"
 #include "models/learning/partition-summary.h"
 #include "models/ns3/model/thread-pool.h"
-#include "simulator/csv-writer.h"
+#include "models/trace/csv-writer.h"
 #include "simulator/edge-round-trace.h"
 #include "simulator/edge-tiers.h"
-#include "simulator/federated-task-builder.h"
-#include "simulator/fl-stats-collector.h"
+#include "simulator/core/federated-task-builder.h"
 #include "simulator/link-sampler.h"
 #include "simulator/packet-capture.h"
+#include "simulator/run-timing.h"
 #include "simulator/network-topology.h"
-#include "simulator/output-folder.h"
+#include "simulator/core/output-folder.h"
 #include "simulator/stop-signals.h"
-#include "simulator/trace-schema.h"
+#include "models/trace/trace-schema.h"
 
 #include <ns3/config.h>
 #include <ns3/double.h>
@@ -31,8 +32,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
-#include <iostream>
 #include <map>
 #include <stdexcept>
 
@@ -61,49 +60,6 @@ WritePopulation(const std::string& outDir,
     csv->Flush();
 }
 
-/// When the first round started and who had joined by then; says so when some had not.
-using WallClock = std::chrono::steady_clock;
-
-double
-SecondsSince(WallClock::time_point start)
-{
-    return std::chrono::duration<double>(WallClock::now() - start).count();
-}
-
-/// CPU seconds used so far by every thread of the process.
-double
-ProcessCpuSeconds()
-{
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-struct JoinRecord
-{
-    uint32_t joined = 0;
-    uint32_t expected = 0;
-    double timeS = 0.0;
-    WallClock::time_point wall; ///< when it closed, for the run's timing
-    double cpuS = 0.0;          ///< process CPU seconds then
-
-    void Closed(uint32_t joinedNow, uint32_t expectedNow)
-    {
-        joined = joinedNow;
-        expected = expectedNow;
-        timeS = Simulator::Now().GetSeconds();
-        wall = WallClock::now();
-        cpuS = ProcessCpuSeconds();
-        if (joined < expected)
-        {
-            std::cerr << "fedran: warning: " << expected - joined << " of " << expected
-                      << " clients had not joined by the join timeout (" << timeS
-                      << " s); the first round starts without them, and they take part "
-                         "once they join\n";
-        }
-    }
-};
-
 /// faults.link_outages and faults.server_outages, on the links the topology built.
 void
 ScheduleOutages(const fedran::FaultsConfig& faults, const NetworkTopology& topology)
@@ -123,7 +79,9 @@ ScheduleOutages(const fedran::FaultsConfig& faults, const NetworkTopology& topol
     }
     for (const fedran::OutageConfig& outage : faults.serverOutages)
     {
-        ScheduleLinkOutage(topology.GetCoreLink(), Seconds(outage.startS), Seconds(outage.durationS));
+        ScheduleLinkOutage(topology.GetCoreLink(),
+                           Seconds(outage.startS),
+                           Seconds(outage.durationS));
     }
 }
 
@@ -173,6 +131,40 @@ FlExperiment::Prepare()
     m_prepareWallS = SecondsSince(start);
 }
 
+/// What one Run builds, step by step (FlExperiment's steps fill it in order).
+struct FlExperiment::RunState
+{
+    std::string outDir;
+    WallClock::time_point setupStart;
+    Ptr<MessageTransport> transport;
+    std::unique_ptr<NetworkTopology> topology;
+    std::unique_ptr<FlServerHelper> serverHelper;
+    NodeContainer serverNode;
+    Ptr<FlServerApp> server;
+    std::unique_ptr<EdgeTiers> tiers;
+    std::shared_ptr<ThreadPool> pool;
+    std::vector<double> crashProbability; ///< per client
+    std::vector<double> crashRestartS;    ///< per client
+    std::vector<Ptr<ClientAvailability>> availabilities; ///< in the order they were made
+    /// One helper per tier the sites report to: its address, deadline and model codec.
+    std::map<int32_t, std::unique_ptr<FlClientHelper>> clientHelpers;
+    NodeContainer clientNodes;
+    std::vector<Ptr<FlClientApp>> clients;
+    std::vector<std::string> groupNames; ///< per client
+    std::vector<Ptr<ClientAvailability>> availabilityOf; ///< per client; null: always on
+    std::vector<Ptr<FlEdgeApp>> aggregators;
+    std::unique_ptr<FlStatsHelper> stats;
+    std::unique_ptr<EdgeRoundTrace> edgeRounds;
+    std::unique_ptr<LinkSampler> links;
+    std::unique_ptr<PacketCapture> capture;
+    RoundTimer rounds; ///< wall and CPU time of each round, for run.json's timing
+    JoinRecord join;
+    double setupWallS = 0.0;
+    WallClock::time_point simulateStart;
+    double simulateWallS = 0.0;
+    double simulateCpuS = 0.0;
+};
+
 RunTotals
 FlExperiment::Run(const std::string& outDir, RoundObserver observer)
 {
@@ -180,224 +172,279 @@ FlExperiment::Run(const std::string& outDir, RoundObserver observer)
     {
         Prepare();
     }
-    const WallClock::time_point setupStart = WallClock::now();
+    RunState run;
+    run.outDir = outDir;
+    run.setupStart = WallClock::now();
+    BuildNetwork(run);
+    InstallServer(run);
+    InstallClients(run);
+    AssignStreamsAndInstallAggregators(run);
+    ConnectTraces(run, std::move(observer));
+    Simulate(run);
+    return CollectTotals(run);
+}
+
+void
+FlExperiment::BuildNetwork(RunState& run) const
+{
     ConfigureBackhaulTcp(m_config.network.tcp);
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(m_config.seed);
 
-    Ptr<MessageTransport> transport = CreateMessageTransport(m_config.network.transport);
+    run.transport = CreateMessageTransport(m_config.network.transport);
     // The server holds a connection per client; split its TCP endpoint table so that each
     // packet it receives is looked up among ~32 endpoints, not all of them (docs/architecture.md).
-    transport->SetAttributeFailSafe(
+    run.transport->SetAttributeFailSafe(
         "ListenShards",
         UintegerValue(std::max<size_t>(1, (m_clientGroup.size() + 31) / 32)));
-    NetworkTopology topology(m_config, m_clientGroup, transport->CarriesPackets());
-    transport->SetTopology(topology.GetTransportTopology());
+    run.topology = std::make_unique<NetworkTopology>(m_config,
+                                                     m_clientGroup,
+                                                     run.transport->CarriesPackets());
+    run.transport->SetTopology(run.topology->GetTransportTopology());
+}
 
-    FlServerHelper serverHelper(m_task, transport);
+void
+FlExperiment::InstallServer(RunState& run) const
+{
+    run.serverHelper = std::make_unique<FlServerHelper>(m_task, run.transport);
+    FlServerHelper& serverHelper = *run.serverHelper;
     serverHelper.SetAttribute("Port", UintegerValue(kServerPort));
     serverHelper.SetAttribute("Rounds", UintegerValue(m_config.rounds));
     serverHelper.SetAttribute("ClientsPerRound", UintegerValue(m_config.server.clientsPerRound));
     serverHelper.SetAttribute("OverSelect", DoubleValue(m_config.server.overSelect));
     serverHelper.SetAttribute("Deadline", TimeValue(Seconds(m_config.server.deadlineS)));
     serverHelper.SetAttribute("JoinTimeout", TimeValue(Seconds(m_config.server.joinTimeoutS)));
-    const NodeContainer serverNode(topology.GetServer());
-    Ptr<FlServerApp> server = DynamicCast<FlServerApp>(serverHelper.Install(serverNode).Get(0));
+    run.serverNode = NodeContainer(run.topology->GetServer());
+    run.server = DynamicCast<FlServerApp>(serverHelper.Install(run.serverNode).Get(0));
     if (m_config.server.async)
     {
-        server->SetAsync(m_config.server.asyncConfig);
+        run.server->SetAsync(m_config.server.asyncConfig);
     }
 
     // Edge aggregation: the server's children include the top aggregating hubs, and each
     // site talks to the nearest aggregator up its hub chain (docs/hierarchical.md).
-    const EdgeTiers tiers(m_config, *m_task);
-    if (tiers.Any())
+    run.tiers = std::make_unique<EdgeTiers>(m_config, *m_task);
+    if (run.tiers->Any())
     {
-        server->SetAggregatorChildren(tiers.AggregatorChildren(EdgeTiers::kServer));
+        run.server->SetAggregatorChildren(run.tiers->AggregatorChildren(EdgeTiers::kServer));
     }
+}
 
-    auto pool = std::make_shared<ThreadPool>(m_threads);
-    std::vector<double> crashProbability;
-    std::vector<double> crashRestartS;
+Ptr<ClientAvailability>
+FlExperiment::MakeAvailability(RunState& run, uint32_t i) const
+{
+    const fedran::AvailabilityConfig& availability = m_config.groups[m_clientGroup[i]].availability;
+    if (!(availability.dropout > 0.0 || availability.OnOff()))
+    {
+        return nullptr;
+    }
+    Ptr<ClientAvailability> process = CreateObject<ClientAvailability>();
+    process->SetAttribute("DropoutProbability", DoubleValue(availability.dropout));
+    process->SetAttribute("MeanOnTime", TimeValue(Seconds(availability.meanOnS)));
+    process->SetAttribute("MeanOffTime", TimeValue(Seconds(availability.meanOffS)));
+    run.availabilities.push_back(process);
+    return process;
+}
+
+FlClientHelper&
+FlExperiment::ClientHelperFor(RunState& run, int32_t tier) const
+{
+    std::unique_ptr<FlClientHelper>& helper = run.clientHelpers[tier];
+    if (helper)
+    {
+        return *helper;
+    }
+    const Ipv4Address address = tier == EdgeTiers::kServer
+                                    ? run.topology->GetServerAddress()
+                                    : run.topology->GetHubAddress(uint32_t(tier));
+    helper = std::make_unique<FlClientHelper>(m_task,
+                                              InetSocketAddress(address, kServerPort),
+                                              run.transport);
+    helper->SetAttribute("Deadline", TimeValue(Seconds(run.tiers->DeadlineOf(tier))));
+    helper->SetAttribute("JoinWindow", TimeValue(Seconds(m_config.server.joinWindowS)));
+    if (tier != EdgeTiers::kServer)
+    {
+        helper->SetAttribute("DownlinkCodec",
+                             StringValue(run.tiers->DownlinkCodecOf(tier).Json().dump()));
+    }
+    helper->SetSamplesPerSecond(m_samplesPerSecond);
+    helper->SetAttribute("CorruptUplink", DoubleValue(m_config.faults.corruptUplink));
+    helper->SetCrashes(run.crashProbability, run.crashRestartS);
+    helper->SetTrainingPool(run.pool);
+    helper->SetAvailability([this, &run](uint32_t i) { return MakeAvailability(run, i); });
+    return *helper;
+}
+
+void
+FlExperiment::InstallClients(RunState& run) const
+{
+    run.pool = std::make_shared<ThreadPool>(m_threads);
     for (uint32_t group : m_clientGroup)
     {
-        crashProbability.push_back(m_config.faults.crashProbability.at(group));
-        crashRestartS.push_back(m_config.faults.crashRestartS.at(group));
+        run.crashProbability.push_back(m_config.faults.crashProbability.at(group));
+        run.crashRestartS.push_back(m_config.faults.crashRestartS.at(group));
     }
-    std::vector<Ptr<ClientAvailability>> availabilities;
-    auto makeAvailability = [this, &availabilities](uint32_t i) -> Ptr<ClientAvailability> {
-        const fedran::AvailabilityConfig& availability =
-            m_config.groups[m_clientGroup[i]].availability;
-        if (!(availability.dropout > 0.0 || availability.OnOff()))
-        {
-            return nullptr;
-        }
-        Ptr<ClientAvailability> process = CreateObject<ClientAvailability>();
-        process->SetAttribute("DropoutProbability", DoubleValue(availability.dropout));
-        process->SetAttribute("MeanOnTime", TimeValue(Seconds(availability.meanOnS)));
-        process->SetAttribute("MeanOffTime", TimeValue(Seconds(availability.meanOffS)));
-        availabilities.push_back(process);
-        return process;
-    };
-    // One helper per tier the sites report to: its address, deadline and model codec.
-    std::map<int32_t, std::unique_ptr<FlClientHelper>> clientHelpers;
-    auto helperFor = [&](int32_t tier) -> FlClientHelper& {
-        std::unique_ptr<FlClientHelper>& helper = clientHelpers[tier];
-        if (!helper)
-        {
-            const Ipv4Address address = tier == EdgeTiers::kServer
-                                            ? topology.GetServerAddress()
-                                            : topology.GetHubAddress(uint32_t(tier));
-            helper = std::make_unique<FlClientHelper>(m_task,
-                                                      InetSocketAddress(address, kServerPort),
-                                                      transport);
-            helper->SetAttribute("Deadline", TimeValue(Seconds(tiers.DeadlineOf(tier))));
-            helper->SetAttribute("JoinWindow",
-                                 TimeValue(Seconds(m_config.server.joinWindowS)));
-            if (tier != EdgeTiers::kServer)
-            {
-                helper->SetAttribute("DownlinkCodec",
-                                     StringValue(tiers.DownlinkCodecOf(tier).Json().dump()));
-            }
-            helper->SetSamplesPerSecond(m_samplesPerSecond);
-            helper->SetAttribute("CorruptUplink", DoubleValue(m_config.faults.corruptUplink));
-            helper->SetCrashes(crashProbability, crashRestartS);
-            helper->SetTrainingPool(pool);
-            helper->SetAvailability(makeAvailability);
-        }
-        return *helper;
-    };
-    NodeContainer clientNodes;
-    std::vector<Ptr<FlClientApp>> clients;
-    std::vector<std::string> groupNames;
-    std::vector<Ptr<ClientAvailability>> availabilityOf(m_clientGroup.size());
+    run.availabilityOf.assign(m_clientGroup.size(), nullptr);
     for (uint32_t i = 0; i < m_clientGroup.size(); ++i)
     {
-        FlClientHelper& clientHelper = helperFor(tiers.TierOfClient(i));
+        FlClientHelper& clientHelper = ClientHelperFor(run, run.tiers->TierOfClient(i));
         clientHelper.SetNextClientId(i);
-        const size_t before = availabilities.size();
-        ApplicationContainer app = clientHelper.Install(topology.GetClient(i)); // ClientId i
-        if (availabilities.size() > before)
+        const size_t before = run.availabilities.size();
+        ApplicationContainer app = clientHelper.Install(run.topology->GetClient(i)); // ClientId i
+        if (run.availabilities.size() > before)
         {
-            availabilityOf[i] = availabilities.back();
+            run.availabilityOf[i] = run.availabilities.back();
         }
-        app.Start(Seconds(topology.GetLink(i).ReadyS()));
-        clientNodes.Add(topology.GetClient(i));
-        clients.push_back(DynamicCast<FlClientApp>(app.Get(0)));
-        groupNames.push_back(m_config.groups[m_clientGroup[i]].name);
+        app.Start(Seconds(run.topology->GetLink(i).ReadyS()));
+        run.clientNodes.Add(run.topology->GetClient(i));
+        run.clients.push_back(DynamicCast<FlClientApp>(app.Get(0)));
+        run.groupNames.push_back(m_config.groups[m_clientGroup[i]].name);
     }
-    fedran::RecordOutputFile(outDir, "partition.csv");
-    fedran::WritePartitionCsv(outDir + "/partition.csv",
+    fedran::RecordOutputFile(run.outDir, "partition.csv");
+    fedran::WritePartitionCsv(run.outDir + "/partition.csv",
                               m_task->partition,
                               m_task->data->train.y,
                               m_task->data->train.classes,
-                              groupNames);
+                              run.groupNames);
+}
 
+void
+FlExperiment::AssignStreamsAndInstallAggregators(RunState& run) const
+{
     // Fixed stream numbers: the draws do not depend on how many objects ns-3 created first.
     int64_t stream = 0;
-    stream += topology.AssignStreams(stream);
-    stream += serverHelper.AssignStreams(serverNode, stream);
+    stream += run.topology->AssignStreams(stream);
+    stream += run.serverHelper->AssignStreams(run.serverNode, stream);
     // Any helper numbers the streams of every client on the nodes given.
-    stream += helperFor(EdgeTiers::kServer).AssignStreams(clientNodes, stream);
-    stream += transport->AssignStreams(stream); // "tcp" runs keep their stream numbers
+    stream += ClientHelperFor(run, EdgeTiers::kServer).AssignStreams(run.clientNodes, stream);
+    stream += run.transport->AssignStreams(stream); // "tcp" runs keep their stream numbers
     std::vector<bool> initiallyOn(m_clientGroup.size(), true);
     for (uint32_t i = 0; i < m_clientGroup.size(); ++i)
     {
-        initiallyOn[i] = !availabilityOf[i] || availabilityOf[i]->InitiallyOn();
+        initiallyOn[i] = !run.availabilityOf[i] || run.availabilityOf[i]->InitiallyOn();
     }
     // The first round starts once every child that is there at time 0 has joined (or at the
     // join timeout); clients that are off join when they turn on.
-    server->SetAttribute(
+    run.server->SetAttribute(
         "ExpectedClients",
-        UintegerValue(std::max(tiers.ExpectedChildren(EdgeTiers::kServer, initiallyOn), 1u)));
-    const std::vector<Ptr<FlEdgeApp>> aggregators =
-        tiers.Install(topology, m_task, transport, kServerPort, initiallyOn);
-    for (Ptr<FlEdgeApp> aggregator : aggregators)
+        UintegerValue(
+            std::max(run.tiers->ExpectedChildren(EdgeTiers::kServer, initiallyOn), 1u)));
+    run.aggregators =
+        run.tiers->Install(*run.topology, m_task, run.transport, kServerPort, initiallyOn);
+    for (Ptr<FlEdgeApp> aggregator : run.aggregators)
     {
         stream += aggregator->AssignStreams(stream);
     }
-    WritePopulation(outDir, groupNames, m_samplesPerSecond, topology);
+    WritePopulation(run.outDir, run.groupNames, m_samplesPerSecond, *run.topology);
+}
 
-    FlStatsCollector stats(outDir, groupNames, m_config.uplinkCodec.Type());
+void
+FlExperiment::ConnectStats(RunState& run) const
+{
+    const NetworkTopology& topology = *run.topology;
+    run.stats = std::make_unique<FlStatsHelper>(run.outDir,
+                                                run.groupNames,
+                                                m_config.uplinkCodec.Type());
+    FlStatsHelper& stats = *run.stats;
     stats.SetAsync(m_config.server.async);
     stats.SetAdaptive(m_config.uplinkCodec.Traits().adaptive);
     stats.SetAttacks(m_task->attacks);
-    stats.Connect(server, clients, topology, transport->GetLinkCounters());
-    std::unique_ptr<EdgeRoundTrace> edgeRounds;
-    if (tiers.Any())
+    std::vector<std::string> clientHubs;
+    for (uint32_t i = 0; i < run.clients.size(); ++i)
     {
-        std::vector<std::string> hubNames;
-        for (uint32_t h = 0; h < topology.GetHubCount(); ++h)
-        {
-            hubNames.push_back(topology.GetHubName(h));
-        }
-        edgeRounds = std::make_unique<EdgeRoundTrace>(outDir, hubNames);
-        for (size_t k = 0; k < aggregators.size(); ++k)
-        {
-            const uint32_t h = tiers.Aggregators()[k];
-            const int32_t parent = m_config.network.hubs[h].parent;
-            stats.ConnectAggregator(aggregators[k],
-                                    tiers.ChildId(h),
-                                    hubNames[h],
-                                    parent == fedran::HubConfig::kCore ? "" : hubNames[parent]);
-            edgeRounds->Connect(aggregators[k]);
-        }
+        clientHubs.push_back(topology.GetClientHub(i));
     }
-    std::vector<double> roundWall;
-    std::vector<double> roundCpu;
-    WallClock::time_point lastRoundEnd;
-    double lastRoundEndCpu = 0.0;
-    JoinRecord join;
-    stats.SetRoundObserver([&](const fedran::RoundRecord& record, const RunTotals& totals) {
-        const WallClock::time_point now = WallClock::now();
-        const double nowCpu = ProcessCpuSeconds();
-        const bool first = roundWall.empty();
-        roundWall.push_back(std::chrono::duration<double>(now - (first ? join.wall : lastRoundEnd))
-                                .count());
-        roundCpu.push_back(nowCpu - (first ? join.cpuS : lastRoundEndCpu));
-        lastRoundEnd = now;
-        lastRoundEndCpu = nowCpu;
+    stats.Connect(run.server, run.clients, clientHubs);
+    // A transport that carries no packets counts the wire bytes itself.
+    stats.SetLinkCounters(run.transport->GetLinkCounters());
+    for (uint32_t i = 0; i < run.clients.size() && !run.transport->GetLinkCounters(); ++i)
+    {
+        stats.ConnectClientLink(topology.GetLink(i));
+    }
+    if (!run.tiers->Any())
+    {
+        return;
+    }
+    std::vector<std::string> hubNames;
+    for (uint32_t h = 0; h < topology.GetHubCount(); ++h)
+    {
+        hubNames.push_back(topology.GetHubName(h));
+    }
+    run.edgeRounds = std::make_unique<EdgeRoundTrace>(run.outDir, hubNames);
+    for (size_t k = 0; k < run.aggregators.size(); ++k)
+    {
+        const uint32_t h = run.tiers->Aggregators()[k];
+        const int32_t parent = m_config.network.hubs[h].parent;
+        stats.ConnectAggregator(run.aggregators[k],
+                                run.tiers->ChildId(h),
+                                hubNames[h],
+                                parent == fedran::HubConfig::kCore ? "" : hubNames[parent]);
+        run.edgeRounds->Connect(run.aggregators[k]);
+    }
+}
+
+void
+FlExperiment::ConnectTraces(RunState& run, RoundObserver observer) const
+{
+    ConnectStats(run);
+    run.stats->SetRoundObserver([&run, observer = std::move(observer)](
+                                    const fedran::RoundRecord& record,
+                                    const RunTotals& totals) {
+        run.rounds.RoundEnded(run.join);
         if (observer)
         {
             observer(record, totals);
         }
     });
-    std::unique_ptr<LinkSampler> links;
     if (m_config.linkSampleS > 0)
     {
-        links = std::make_unique<LinkSampler>(outDir,
-                                              topology,
-                                              m_config.linkSampleS,
-                                              transport->GetLinkCounters());
+        run.links = std::make_unique<LinkSampler>(run.outDir,
+                                                  *run.topology,
+                                                  m_config.linkSampleS,
+                                                  run.transport->GetLinkCounters());
     }
-    ScheduleOutages(m_config.faults, topology);
-    PacketCapture capture(outDir, topology, m_config.pcapLinks, m_config.flowmon);
-    server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));
-    server->TraceConnectWithoutContext("JoinClosed", MakeCallback(&JoinRecord::Closed, &join));
+    ScheduleOutages(m_config.faults, *run.topology);
+    run.capture = std::make_unique<PacketCapture>(run.outDir,
+                                                  *run.topology,
+                                                  m_config.pcapLinks,
+                                                  m_config.flowmon);
+    run.server->TraceConnectWithoutContext("Finished", MakeCallback(&StopSimulation));
+    run.server->TraceConnectWithoutContext("JoinClosed",
+                                           MakeCallback(&JoinRecord::Closed, &run.join));
+}
 
-    const double setupWallS = SecondsSince(setupStart);
-    const WallClock::time_point simulateStart = WallClock::now();
+void
+FlExperiment::Simulate(RunState& run) const
+{
+    run.setupWallS = SecondsSince(run.setupStart);
+    run.simulateStart = WallClock::now();
     const double simulateStartCpu = ProcessCpuSeconds();
-    join.wall = simulateStart;
-    join.cpuS = simulateStartCpu;
+    run.join.wall = run.simulateStart;
+    run.join.cpuS = simulateStartCpu;
     StopSignals::Arm();
     Simulator::Run();
     StopSignals::Disarm();
-    const double simulateWallS = SecondsSince(simulateStart);
-    const double simulateCpuS = ProcessCpuSeconds() - simulateStartCpu;
-    capture.Finish();
-    stats.Finish();
-    RunTotals totals = stats.Totals();
-    totals.clientsJoined = join.joined;
-    totals.clientsExpected = join.expected;
-    totals.joinTimeS = join.timeS;
+    run.simulateWallS = SecondsSince(run.simulateStart);
+    run.simulateCpuS = ProcessCpuSeconds() - simulateStartCpu;
+    run.capture->Finish();
+    run.stats->Finish();
+}
+
+RunTotals
+FlExperiment::CollectTotals(RunState& run) const
+{
+    RunTotals totals = run.stats->Totals();
+    totals.clientsJoined = run.join.joined;
+    totals.clientsExpected = run.join.expected;
+    totals.joinTimeS = run.join.timeS;
     totals.timing.prepareWallS = m_prepareWallS;
-    totals.timing.setupWallS = setupWallS;
-    totals.timing.joinWallS = std::chrono::duration<double>(join.wall - simulateStart).count();
-    totals.timing.simulateWallS = simulateWallS;
-    totals.timing.roundWallS = std::move(roundWall);
-    totals.timing.simulateCpuS = simulateCpuS;
-    totals.timing.roundCpuS = std::move(roundCpu);
+    totals.timing.setupWallS = run.setupWallS;
+    totals.timing.joinWallS =
+        std::chrono::duration<double>(run.join.wall - run.simulateStart).count();
+    totals.timing.simulateWallS = run.simulateWallS;
+    totals.timing.roundWallS = std::move(run.rounds.wallS);
+    totals.timing.simulateCpuS = run.simulateCpuS;
+    totals.timing.roundCpuS = std::move(run.rounds.cpuS);
     totals.timing.events = Simulator::GetEventCount();
     Simulator::Destroy();
 

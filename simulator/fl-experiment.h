@@ -3,7 +3,9 @@
 
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
-#include "simulator/fl-stats-collector.h"
+#include "models/ns3/helper/fl-client-helper.h"
+#include "models/ns3/helper/fl-stats-helper.h"
+#include "models/ns3/model/client-availability.h"
 #include "simulator/scenario/scenario.h"
 
 #include <functional>
@@ -22,7 +24,7 @@ class FlExperiment
 {
   public:
     /// Called after each round with the round's record and the totals so far.
-    using RoundObserver = FlStatsCollector::RoundObserver;
+    using RoundObserver = FlStatsHelper::RoundObserver;
 
     /// `threads`: workers for the clients' local training (0: one per hardware thread). It
     /// changes wall time only: results are identical for any value.
@@ -56,6 +58,31 @@ class FlExperiment
     }
 
   private:
+    /// What Run builds, step by step; defined in fl-experiment.cc.
+    struct RunState;
+
+    // Run's steps, in order.
+    /// TCP settings, random seeds, the message transport and the network.
+    void BuildNetwork(RunState& run) const;
+    /// The server application and the edge tiers.
+    void InstallServer(RunState& run) const;
+    /// A client application per site (partition.csv).
+    void InstallClients(RunState& run) const;
+    /// Fixed random streams, the server's join, the edge aggregators (population.csv).
+    void AssignStreamsAndInstallAggregators(RunState& run) const;
+    /// The traces: statistics, link samples, captures; outages; the end of the run.
+    void ConnectTraces(RunState& run, RoundObserver observer) const;
+    void Simulate(RunState& run) const;
+    /// The run's totals and timing; ends the simulation (Simulator::Destroy).
+    RunTotals CollectTotals(RunState& run) const;
+
+    /// rounds.csv, clients.csv and edge_rounds.csv (part of ConnectTraces).
+    void ConnectStats(RunState& run) const;
+    /// The client helper of the sites that report to `tier`, made on first use.
+    FlClientHelper& ClientHelperFor(RunState& run, int32_t tier) const;
+    /// Client i's on/off and dropout process (null: always on), as its group says.
+    Ptr<ClientAvailability> MakeAvailability(RunState& run, uint32_t i) const;
+
     fedran::ScenarioConfig m_config;
     std::shared_ptr<fedran::FederatedTask> m_task;
     std::vector<uint32_t> m_clientGroup;

@@ -1,7 +1,7 @@
 #ifndef FEDRAN_SIMULATOR_LINK_SAMPLER_H
 #define FEDRAN_SIMULATOR_LINK_SAMPLER_H
 
-#include "simulator/csv-writer.h"
+#include "models/trace/csv-writer.h"
 #include "simulator/network-topology.h"
 
 #include <ns3/packet.h>

@@ -1,63 +1,33 @@
 #ifndef FEDRAN_SIMULATOR_NETWORK_TOPOLOGY_H
 #define FEDRAN_SIMULATOR_NETWORK_TOPOLOGY_H
 
-#include "models/ns3/model/backhaul-link.h"
-#include "models/ns3/model/transport-topology.h"
-#include "simulator/background-traffic.h"
+// A scenario's network: what its network section and client groups say, built by the ns-3
+// helpers (models/ns3/helper/backhaul-helper.h, tcp-settings.h).
+
+#include "models/ns3/helper/backhaul-helper.h"
+#include "models/ns3/helper/tcp-settings.h"
 #include "simulator/scenario/scenario.h"
 
-#include <ns3/ipv4-address.h>
-#include <ns3/net-device-container.h>
-#include <ns3/node-container.h>
-#include <ns3/queue-disc.h>
-
-#include <map>
-#include <memory>
-#include <string>
+#include <cstdint>
 #include <vector>
 
 namespace ns3
 {
 
-/**
- * TCP settings for backhaul bulk transfers (Config defaults; call before building sockets and
- * the topology, whose end-host queues are sized from them). ns-3's defaults (536-byte
- * segments, 128 KiB buffers) would cap a 50 Mbit/s, 30 ms path well below its rate; these
- * match a Linux host. `tcp` (network.tcp) picks the congestion control, initial window,
- * delayed ACKs and SACK; every setting is written, so a later run in the same process does not
- * inherit an earlier one's.
- */
-void ConfigureBackhaulTcp(const fedran::ScenarioConfig::Network::Tcp& tcp = {});
+/// The ns-3 TCP settings of a scenario's network.tcp.
+BackhaulTcpConfig TcpConfigOf(const fedran::ScenarioConfig::Network::Tcp& tcp);
 
-/// The ns-3.37 TypeId of a network.tcp.congestion_control name ("cubic" -> "ns3::TcpCubic").
-std::string TcpCongestionTypeId(const std::string& name);
+/// ConfigureBackhaulTcp with a scenario's network.tcp.
+void ConfigureBackhaulTcp(const fedran::ScenarioConfig::Network::Tcp& tcp);
 
-/// The TCP settings now in force (the Config defaults ConfigureBackhaulTcp set), for run.json.
-nlohmann::json BackhaulTcpSettings();
+/// What BackhaulHelper builds for `config`, client i belonging to group clientGroup[i]: a
+/// group's clients take its hubs in turn (client j of the group: hubs[j % size]).
+BackhaulSpec BackhaulSpecOf(const fedran::ScenarioConfig& config,
+                            const std::vector<uint32_t>& clientGroup,
+                            bool packetBackground);
 
-/// One direction of a link, named as in links.csv and output.pcap ("core-up", "hub-agg-0-up",
-/// "client-3-down").
-struct NamedLinkDirection
-{
-    std::string name;
-    const InstalledLink* link = nullptr;
-    LinkDirection direction = LinkDirection::Uplink;
-};
-
-/**
- * The FL network, a tree: server -- core link -- aggregation router -- the hubs of
- * network.hubs, each a router with its own backhaul link to its parent (the aggregation
- * router or another hub) -- one backhaul link per client, to its group's hub or to the
- * aggregation router (lte: the UE's radio link to its eNB, then the EPC behind the router).
- * Without hubs it is a star.
- *
- * Routing is static and computed from the tree (simulator/address-plan.h): every end host and
- * hub has a default route toward the core, and each router one network route per child hub
- * (its subtree's aligned block) besides its connected links. No global routing: its
- * all-pairs computation would only cost time and memory at scale. Set-up is linear in the
- * number of links (addresses are assigned directly, without Ipv4AddressHelper's allocator).
- */
-class NetworkTopology
+/// The FL network of a scenario (BackhaulHelper has its layout, routes and accessors).
+class NetworkTopology : public BackhaulHelper
 {
   public:
     /// Builds nodes, links, addresses and routes; client i belongs to group clientGroup[i].
@@ -65,136 +35,10 @@ class NetworkTopology
     /// transport that carries no packets makes its own (GetTransportTopology).
     NetworkTopology(const fedran::ScenarioConfig& config,
                     const std::vector<uint32_t>& clientGroup,
-                    bool packetBackground = true);
-
-    Ptr<Node> GetServer() const
+                    bool packetBackground = true)
+        : BackhaulHelper(BackhaulSpecOf(config, clientGroup, packetBackground))
     {
-        return m_server.Get(0);
     }
-
-    Ipv4Address GetServerAddress() const
-    {
-        return m_serverAddress;
-    }
-
-    uint32_t GetClientCount() const
-    {
-        return m_clients.GetN();
-    }
-
-    Ptr<Node> GetClient(uint32_t i) const
-    {
-        return m_clients.Get(i);
-    }
-
-    /// Backhaul device at the client end: its transmissions are uplink traffic.
-    Ptr<NetDevice> GetClientDevice(uint32_t i) const
-    {
-        return m_clientDevices[i];
-    }
-
-    /// Backhaul device at the network end (the router's or the hub's; lte: the eNB's, shared
-    /// by its cell): its transmissions are downlink traffic.
-    Ptr<NetDevice> GetRouterDevice(uint32_t i) const
-    {
-        return m_routerDevices[i];
-    }
-
-    /// The router's queue discipline toward the server (network.core.queue).
-    Ptr<QueueDisc> GetCoreQueue() const
-    {
-        return m_coreQueue;
-    }
-
-    /// The router's device on the core link.
-    Ptr<NetDevice> GetCoreRouterDevice() const
-    {
-        return m_coreRouterDevice;
-    }
-
-    /// Backhaul link of client i: devices, byte, capacity and SNR probes.
-    const InstalledLink& GetLink(uint32_t i) const
-    {
-        return *m_links[i];
-    }
-
-    /// The name of the hub client i hangs off ("" for the aggregation router).
-    const std::string& GetClientHub(uint32_t i) const
-    {
-        return m_clientHub[i];
-    }
-
-    uint32_t GetHubCount() const
-    {
-        return m_hubs.GetN();
-    }
-
-    /// Hub h (network.hubs expanded, in the scenario's order).
-    Ptr<Node> GetHub(uint32_t h) const
-    {
-        return m_hubs.Get(h);
-    }
-
-    /// An address of hub h (of its first addressed interface: a packet to any of a node's
-    /// addresses is delivered to it), where an edge aggregator on it listens.
-    Ipv4Address GetHubAddress(uint32_t h) const;
-
-    /// Hub h's name (network.hubs expanded).
-    const std::string& GetHubName(uint32_t h) const
-    {
-        return m_hubNames[h];
-    }
-
-    /// Hub h's link to its parent: uplink is what the hub sends toward the core.
-    const InstalledLink& GetHubLink(uint32_t h) const
-    {
-        return *m_hubLinks[h];
-    }
-
-    /// The core link as an InstalledLink: uplink is what the router sends to the server.
-    const InstalledLink& GetCoreLink() const
-    {
-        return *m_coreLink;
-    }
-
-    /// Every link direction, in links.csv's order: core-up, core-down, then each hub's
-    /// (hub-<name>-up, hub-<name>-down, in network.hubs order), then client-0-up,
-    /// client-0-down, client-1-up, ...
-    std::vector<NamedLinkDirection> GetDirections() const;
-
-    /// The direction called `name` (as in GetDirections); throws std::invalid_argument for
-    /// an unknown name.
-    NamedLinkDirection GetDirection(const std::string& name) const;
-
-    /// The tree as a transport that does not carry packets needs it: every link with the
-    /// node ids of its two ends, its probes and its background settings; core link first,
-    /// then the hubs', then the clients'. `config` must outlive the result (background).
-    TransportTopology GetTransportTopology() const;
-
-    /// Fixes the random streams of every link and its background; returns the number used.
-    int64_t AssignStreams(int64_t stream);
-
-  private:
-    /// The link model for `type`, made on first use (one per type, for AssignStreams).
-    BackhaulLink& LinkModel(const std::string& type);
-
-    NodeContainer m_server;
-    NodeContainer m_router;
-    NodeContainer m_clients;
-    NodeContainer m_hubs;
-    Ipv4Address m_serverAddress;
-    Ptr<QueueDisc> m_coreQueue;
-    Ptr<NetDevice> m_coreRouterDevice;
-    std::vector<Ptr<NetDevice>> m_clientDevices;
-    std::vector<Ptr<NetDevice>> m_routerDevices;
-    std::unique_ptr<InstalledLink> m_coreLink;
-    std::vector<std::unique_ptr<InstalledLink>> m_links;
-    std::vector<std::unique_ptr<InstalledLink>> m_hubLinks;
-    std::vector<std::string> m_hubNames;
-    std::vector<std::string> m_clientHub;
-    std::vector<TransportLink> m_transportLinks; ///< GetTransportTopology's, in its order
-    std::map<std::string, std::unique_ptr<BackhaulLink>> m_linkModels; ///< one per link type
-    BackgroundTraffic m_background;
 };
 
 } // namespace ns3

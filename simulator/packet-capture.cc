@@ -1,6 +1,6 @@
 #include "simulator/packet-capture.h"
 
-#include "simulator/output-folder.h"
+#include "simulator/core/output-folder.h"
 
 #include <ns3/callback.h>
 #include <ns3/pcap-file.h>

@@ -1,10 +1,10 @@
 #include "simulator/run-manifest.h"
 
-#include "simulator/libm-pinning.h"
+#include "simulator/core/libm-pinning.h"
 
 #include "models/learning/gemm.h"
 #include "simulator/network-topology.h"
-#include "simulator/output-folder.h"
+#include "simulator/core/output-folder.h"
 
 #include <nlohmann/json.hpp>
 
@@ -93,12 +93,6 @@ ReplaceFile(const std::string& path, const std::string& text)
 }
 
 } // namespace
-
-const char*
-FedranVersion()
-{
-    return FEDRAN_VERSION;
-}
 
 void
 WriteRunManifest(const std::string& outDir,

@@ -1,7 +1,8 @@
 #ifndef FEDRAN_SIMULATOR_RUN_MANIFEST_H
 #define FEDRAN_SIMULATOR_RUN_MANIFEST_H
 
-#include "simulator/fl-stats-collector.h"
+#include "models/trace/run-totals.h"
+#include "simulator/core/version.h"
 #include "simulator/scenario/scenario.h"
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,8 @@
 
 namespace ns3
 {
+
+using fedran::RunTotals;
 
 /// What run.json says of the run (its "status").
 enum class RunStatus
@@ -35,8 +38,7 @@ void WriteRunManifest(const std::string& outDir,
                       const std::string& note = "",
                       const nlohmann::json& estimate = nullptr);
 
-/// The version compiled into this build ("0.1.0+<git describe>").
-const char* FedranVersion();
+using fedran::FedranVersion;
 
 } // namespace ns3
 

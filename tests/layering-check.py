@@ -23,13 +23,18 @@ ALLOWED = {
     "models/fl": {"models/learning", "compression"},
     "models/link-config": set(),
     "models/flow": set(),
-    "models/ns3": {"models/flow", "models/link-config", "models/fl", "models/learning", "compression"},
+    "models/trace": {"models/fl", "models/learning", "compression"},
+    "models/ns3": {"models/flow", "models/link-config", "models/trace", "models/fl",
+                   "models/learning", "compression"},
     "simulator/scenario": {"models/link-config", "models/fl", "models/learning", "compression"},
-    "simulator": {"simulator/scenario", "models/ns3", "models/flow", "models/link-config", "models/fl",
-                  "models/learning", "compression"},
+    "simulator/core": {"simulator/scenario", "models/trace", "models/link-config", "models/fl",
+                       "models/learning", "compression"},
+    "simulator": {"simulator/core", "simulator/scenario", "models/ns3", "models/trace",
+                  "models/flow", "models/link-config", "models/fl", "models/learning",
+                  "compression"},
 }
 NS3_FREE = {"compression", "models/learning", "models/fl", "models/link-config", "models/flow",
-            "simulator/scenario"}
+            "models/trace", "simulator/scenario", "simulator/core"}
 # White-box code that may include compression's private headers.
 COMPRESSION_INTERNALS_OK = ("compression/", "tests/compression/", "tests/extension/", "bench/")
 PRIVATE_COMPRESSION = re.compile(r"^compression/(internal|codecs|kernels)/")

@@ -1,9 +1,9 @@
 // Hubs, chains and trees (network.hubs): a hub's link carries everything behind it, and only
 // that; per-hop delays add up along a chain; a router holds one route per child hub whatever
-// the number of sites behind it; traces are the same at any thread count.
+// the number of sites behind it; traces are the same at any thread count. The address plan
+// alone: tests/link-config/address-plan-test.cc.
 
 #include "sim-test-util.h"
-#include "simulator/address-plan.h"
 #include "simulator/network-topology.h"
 
 #include <gtest/gtest.h>
@@ -247,50 +247,6 @@ TEST(HubTopology, RoutersHoldOneRoutePerChildWhateverIsBehindIt)
     // agg-0: loopback, its uplink, default, two tail links, two tail blocks.
     EXPECT_EQ(aggRoutes[0], 7u);
     EXPECT_EQ(aggRoutes[1], 7u);
-}
-
-TEST(AddressPlan, BlocksNestAlignedAndDisjoint)
-{
-    // Router: clients 0 and 3; hub 0 (under the router) holds hub 1 and client 1; hub 1
-    // holds client 2; hub 2 (under the router) holds clients 4..9.
-    const std::vector<int32_t> parents = {-1, 0, -1};
-    const std::vector<int32_t> clientHub = {-1, 0, 1, -1, 2, 2, 2, 2, 2, 2};
-    const AddressPlan plan = PlanAddresses(parents, clientHub);
-    // The router's own clients keep the star's addresses.
-    EXPECT_EQ(plan.clientLink[0], AddressPlan::kRouterClients);
-    EXPECT_EQ(plan.clientLink[3], AddressPlan::kRouterClients + 4);
-    std::set<uint32_t> links;
-    for (uint32_t link : plan.clientLink)
-    {
-        EXPECT_TRUE(links.insert(link).second);
-    }
-    for (uint32_t link : plan.hubLink)
-    {
-        EXPECT_TRUE(links.insert(link).second);
-    }
-    auto inside = [](uint32_t address, const AddressBlock& block) {
-        return address >= block.base && address - block.base < block.size;
-    };
-    for (size_t h = 0; h < parents.size(); ++h)
-    {
-        const AddressBlock& block = plan.hubBlock[h];
-        EXPECT_EQ(block.base % block.size, 0u) << "hub " << h;
-        EXPECT_TRUE(inside(plan.hubLink[h], block));
-        if (parents[h] >= 0)
-        {
-            EXPECT_TRUE(inside(block.base, plan.hubBlock[parents[h]]));
-        }
-    }
-    EXPECT_TRUE(inside(plan.clientLink[2], plan.hubBlock[1]));
-    EXPECT_TRUE(inside(plan.clientLink[1], plan.hubBlock[0]));
-    EXPECT_FALSE(inside(plan.clientLink[1], plan.hubBlock[1]));
-    for (uint32_t i = 4; i < 10; ++i)
-    {
-        EXPECT_TRUE(inside(plan.clientLink[i], plan.hubBlock[2]));
-        EXPECT_FALSE(inside(plan.clientLink[i], plan.hubBlock[0]));
-    }
-    // hub 2: its link and six clients, 28 addresses: a /27.
-    EXPECT_EQ(plan.hubBlock[2].PrefixLength(), 27);
 }
 
 TEST(HubTopology, TracesAreTheSameAtAnyThreadCount)

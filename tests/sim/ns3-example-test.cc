@@ -1,6 +1,7 @@
 // The example ns-3 program (models/ns3/examples/fl-on-your-topology.cc), run briefly: a user's
 // own topology with fedran's server and clients installed by the helpers must train.
 
+#include "../trace/trace-test-util.h"
 #include "sim-test-util.h"
 
 #include <gtest/gtest.h>
@@ -27,13 +28,15 @@ struct ExampleRound
     double simulatedS = 0.0;
 };
 
-/// Runs the example with `args`; its exit code and the rounds it printed.
+/// Runs the example with `args` in `workDir`; its exit code and the rounds it printed.
 int
-RunExample(const std::string& args, std::vector<ExampleRound>& rounds, std::string& output)
+RunExample(const std::string& args,
+           std::vector<ExampleRound>& rounds,
+           std::string& output,
+           const std::filesystem::path& workDir)
 {
-    TempDir dir("example");
-    const std::filesystem::path outFile = dir.Path() / "stdout.txt";
-    const std::string command = "cd '" + dir.Path().string() + "' && '" FEDRAN_EXAMPLE_BINARY
+    const std::filesystem::path outFile = workDir / "stdout.txt";
+    const std::string command = "cd '" + workDir.string() + "' && '" FEDRAN_EXAMPLE_BINARY
                                 "' " + args + " > '" + outFile.string() + "' 2>&1";
     const int status = std::system(command.c_str());
     output = ReadFile(outFile);
@@ -53,6 +56,13 @@ RunExample(const std::string& args, std::vector<ExampleRound>& rounds, std::stri
         }
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int
+RunExample(const std::string& args, std::vector<ExampleRound>& rounds, std::string& output)
+{
+    TempDir dir("example");
+    return RunExample(args, rounds, output, dir.Path());
 }
 
 TEST(Ns3Example, TrainsOnItsOwnTopology)
@@ -85,6 +95,41 @@ TEST(Ns3Example, TakesItsCommandLine)
     rounds.clear();
     EXPECT_NE(RunExample("--clients=0", rounds, output), 0) << output;
     EXPECT_TRUE(rounds.empty());
+}
+
+TEST(Ns3Example, WritesTheTracesOfAFedranRun)
+{
+    TempDir dir("example-traces");
+    std::vector<ExampleRound> rounds;
+    std::string output;
+    ASSERT_EQ(RunExample("--rounds=2 --clients=3 --edges=2 --out=out", rounds, output, dir.Path()),
+              0)
+        << output;
+    ASSERT_EQ(rounds.size(), 2u) << output;
+    // The table's header (docs/traces.md), cells that fit their columns, one row per round
+    // and, every client being selected, one clients.csv row per client and round.
+    size_t roundRows = 0;
+    size_t clientRows = 0;
+    ExpectFileFitsTable(dir.Path() / "out" / "rounds.csv", {}, &roundRows);
+    ExpectFileFitsTable(dir.Path() / "out" / "clients.csv", {}, &clientRows);
+    EXPECT_EQ(roundRows, 2u);
+    EXPECT_EQ(clientRows, 2u * 3u);
+    const auto roundsCsv = ReadCsv(dir.Path() / "out" / "rounds.csv");
+    ASSERT_EQ(roundsCsv.size(), 2u);
+    for (uint32_t i = 0; i < roundsCsv.size(); ++i)
+    {
+        EXPECT_EQ(roundsCsv[i].at("round"), std::to_string(i + 1));
+        EXPECT_EQ(roundsCsv[i].at("participants"), "3");
+        EXPECT_GT(std::stoull(roundsCsv[i].at("uplink_wire_bytes")),
+                  std::stoull(roundsCsv[i].at("uplink_payload_bytes")))
+            << "wire bytes count the headers and ACKs too";
+    }
+    const auto clientsCsv = ReadCsv(dir.Path() / "out" / "clients.csv");
+    for (const auto& row : clientsCsv)
+    {
+        EXPECT_EQ(row.at("status"), "completed");
+        EXPECT_EQ(row.at("group"), "edge-" + std::to_string(std::stoul(row.at("client")) % 2));
+    }
 }
 
 } // namespace

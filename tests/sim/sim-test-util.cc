@@ -66,6 +66,9 @@ ReadFile(const std::filesystem::path& path)
     return text.str();
 }
 
+// Without the fedran executable (tests of the ns-3-free libraries) the helpers that run it
+// are left out.
+#ifdef FEDRAN_BINARY
 CommandResult
 RunFedran(const std::string& args, const std::filesystem::path& workDir)
 {
@@ -82,6 +85,8 @@ RunFedran(const std::string& args, const std::filesystem::path& workDir)
     std::filesystem::remove(errFile);
     return result;
 }
+
+#endif
 
 std::vector<std::map<std::string, std::string>>
 ReadCsv(const std::filesystem::path& path)
@@ -146,6 +151,7 @@ SumColumn(const std::filesystem::path& csv, const std::string& column)
     return total;
 }
 
+#ifdef FEDRAN_BINARY
 pid_t
 StartFedranRun(const std::filesystem::path& dir)
 {
@@ -174,6 +180,7 @@ StartFedranRun(const std::filesystem::path& dir)
     }
     return pid;
 }
+#endif
 
 int
 WaitForExit(pid_t pid)

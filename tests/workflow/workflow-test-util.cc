@@ -65,13 +65,13 @@ std::string
 TraceHeaderLine(const std::string& file, const std::vector<std::string>& columns)
 {
     const std::string text = ReadFile(std::filesystem::path(FEDRAN_SOURCE_DIR) /
-                                      "simulator/trace-columns.cc");
+                                      "models/trace/trace-columns.cc");
     const std::string begin = "R\"trace-columns(";
     const size_t at = text.find(begin);
     const size_t end = text.find(")trace-columns\"");
     if (at == std::string::npos || end == std::string::npos || end < at)
     {
-        ADD_FAILURE() << "simulator/trace-columns.cc: no table between the markers";
+        ADD_FAILURE() << "models/trace/trace-columns.cc: no table between the markers";
         return "";
     }
     const nlohmann::json table =

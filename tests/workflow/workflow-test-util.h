@@ -39,7 +39,7 @@ std::vector<std::filesystem::path> RunDirs(const std::filesystem::path& sweepDir
 
 /// The header line ("a,b,c\n") of a hand-written trace `file` (rounds.csv, clients.csv, ...)
 /// with the given columns; each must be a column of that file in the trace table
-/// (simulator/trace-columns.cc), in the table's order. With no columns: the table's whole
+/// (models/trace/trace-columns.cc), in the table's order. With no columns: the table's whole
 /// header (a file without repeated columns).
 std::string TraceHeaderLine(const std::string& file, const std::vector<std::string>& columns = {});
 

@@ -8,9 +8,12 @@
 //
 // The learning problem is LEAF's Synthetic(1, 1) data (generated here, no data files) and a
 // softmax regression, trained for real by every client; each round's test accuracy and
-// simulated time are printed from the server's RoundEnded trace source.
+// simulated time are printed from the server's RoundEnded trace source. With --out, the
+// statistics helper also writes rounds.csv and clients.csv into that folder, the same files
+// with the same columns as `fedran run` (docs/traces.md).
 //
 //   fedran-example --rounds=5 --clients=4
+//   fedran-example --rounds=5 --out=results
 //   fedran-example --PrintAttributes=ns3::FlServerApp
 
 #include "compression/rng.h"
@@ -21,6 +24,7 @@
 #include "models/learning/synthetic-data.h"
 #include "models/ns3/helper/fl-client-helper.h"
 #include "models/ns3/helper/fl-server-helper.h"
+#include "models/ns3/helper/fl-stats-helper.h"
 
 #include <ns3/command-line.h>
 #include <ns3/config.h>
@@ -37,7 +41,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 using namespace ns3;
@@ -105,6 +112,7 @@ main(int argc, char* argv[])
     uint64_t seed = 1;
     std::string accessRate = "50Mbps";
     std::string accessDelay = "5ms";
+    std::string outDir;
     CommandLine cmd(__FILE__);
     cmd.AddValue("rounds", "Training rounds", rounds);
     cmd.AddValue("clients", "FL clients (each on its own access link)", clients);
@@ -112,6 +120,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "Seed of the synthetic data, the partition and the initial model", seed);
     cmd.AddValue("accessRate", "Data rate of each client's access link", accessRate);
     cmd.AddValue("accessDelay", "Propagation delay of each client's access link", accessDelay);
+    cmd.AddValue("out", "Folder for rounds.csv and clients.csv (none: no files)", outDir);
     cmd.Parse(argc, argv);
     if (rounds == 0 || clients == 0 || edges == 0)
     {
@@ -147,10 +156,12 @@ main(int argc, char* argv[])
         addresses.NewNetwork();
         addresses.Assign(backbone.Install(core.Get(0), edgeRouters.Get(e)));
     }
+    std::vector<NetDeviceContainer> accessLinks; // per client: edge router's end, client's end
     for (uint32_t c = 0; c < clients; ++c)
     {
         addresses.NewNetwork();
-        addresses.Assign(access.Install(edgeRouters.Get(c % edges), clientNodes.Get(c)));
+        accessLinks.push_back(access.Install(edgeRouters.Get(c % edges), clientNodes.Get(c)));
+        addresses.Assign(accessLinks.back());
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
@@ -193,7 +204,32 @@ main(int argc, char* argv[])
     serverApps.Get(0)->TraceConnectWithoutContext("RoundEnded", MakeCallback(&PrintRound));
     serverApps.Get(0)->TraceConnectWithoutContext("Finished", MakeCallback(&Finished));
 
+    // The traces of `fedran run`: every client in one group, named after its edge router,
+    // and the wire bytes of each client's access link.
+    std::optional<FlStatsHelper> stats;
+    if (!outDir.empty())
+    {
+        std::filesystem::create_directories(outDir);
+        std::vector<std::string> groups;
+        std::vector<Ptr<FlClientApp>> clientApp;
+        for (uint32_t c = 0; c < clients; ++c)
+        {
+            groups.push_back("edge-" + std::to_string(c % edges));
+            clientApp.push_back(DynamicCast<FlClientApp>(clientApps.Get(c)));
+        }
+        stats.emplace(outDir, groups, task->uplinkCodec.Type());
+        stats->Connect(DynamicCast<FlServerApp>(serverApps.Get(0)), clientApp);
+        for (const NetDeviceContainer& link : accessLinks)
+        {
+            stats->ConnectClientDevices(link.Get(1), link.Get(0));
+        }
+    }
+
     Simulator::Run();
+    if (stats)
+    {
+        stats->Finish();
+    }
     Simulator::Destroy();
     return 0;
 }

@@ -1,0 +1,48 @@
+#ifndef FEDRAN_MODELS_TRACE_RUN_TOTALS_H
+#define FEDRAN_MODELS_TRACE_RUN_TOTALS_H
+
+#include <cstdint>
+#include <vector>
+
+namespace fedran
+{
+
+/// Totals over the whole run, for run.json and the progress line.
+struct RunTotals
+{
+    uint32_t rounds = 0;
+    double finalAccuracy = 0.0;
+    double simTimeS = 0.0;
+    uint64_t uplinkPayloadBytes = 0;
+    uint64_t downlinkPayloadBytes = 0;
+    uint64_t uplinkWireBytes = 0;
+    uint64_t downlinkWireBytes = 0;
+    uint32_t clientsJoined = 0;   ///< clients joined when the first round started
+    uint32_t clientsExpected = 0; ///< clients on at time 0, whom the first round waited for
+    double joinTimeS = 0.0;       ///< when the first round started
+    /// Packets the access links transmitted, both directions (background traffic excluded):
+    /// the per-site packet count behind the benchmark's packets per wall second.
+    uint64_t accessPackets = 0;
+
+    /// Wall-clock cost of the run (run.json "timing"; never in the traces, which stay
+    /// byte-identical between runs).
+    struct Timing
+    {
+        double prepareWallS = 0.0;  ///< loading and partitioning the data, building the model
+        double setupWallS = 0.0;    ///< building network and applications, before the first event
+        double joinWallS = 0.0;     ///< first event to the first round's start
+        double simulateWallS = 0.0; ///< first event to the last
+        std::vector<double> roundWallS; ///< each round's wall time (round 1 from the join)
+        /// CPU seconds of the whole process (all threads) over the same spans: on a loaded
+        /// machine wall time includes waiting for a core, CPU time does not.
+        double simulateCpuS = 0.0;
+        std::vector<double> roundCpuS;
+        uint64_t events = 0; ///< simulator events executed
+    } timing;
+    /// The signal (SIGINT, SIGTERM) that stopped the run before its last round; 0 if none.
+    int stopSignal = 0;
+};
+
+} // namespace fedran
+
+#endif

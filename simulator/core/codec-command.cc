@@ -1,0 +1,305 @@
+#include "simulator/core/codec-command.h"
+
+#include "compression/codec-spec.h"
+#include "simulator/core/cli-error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace fedran
+{
+
+namespace
+{
+
+std::vector<uint8_t>
+ReadBytes(const std::string& path, const char* option)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw BadInput(std::string(option) + ": cannot read '" + path + "'");
+    }
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+/// Writes through a temporary file and a rename, so a failure never leaves half a file.
+void
+WriteBytes(const std::string& path, const void* data, size_t size, const char* option)
+{
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+        if (!out)
+        {
+            throw BadInput(std::string(option) + ": cannot write '" + path + "'");
+        }
+    }
+    std::filesystem::rename(tmp, path);
+}
+
+nlohmann::json
+ParseSpec(const std::string& text)
+{
+    std::string json = text;
+    if (!text.empty() && text[0] == '@')
+    {
+        const std::vector<uint8_t> bytes = ReadBytes(text.substr(1), "--spec");
+        json.assign(bytes.begin(), bytes.end());
+    }
+    try
+    {
+        return nlohmann::json::parse(json);
+    }
+    catch (const nlohmann::json::parse_error& e)
+    {
+        throw BadInput(std::string("--spec: not valid JSON: ") + e.what());
+    }
+}
+
+/// "N" or "R,C" (any number of dimensions, each >= 1).
+std::vector<uint32_t>
+ParseShape(const std::string& text)
+{
+    std::vector<uint32_t> shape;
+    std::stringstream ss(text);
+    std::string part;
+    while (std::getline(ss, part, ','))
+    {
+        size_t used = 0;
+        unsigned long long value = 0;
+        try
+        {
+            value = std::stoull(part, &used);
+        }
+        catch (const std::exception&)
+        {
+            used = 0;
+        }
+        if (used != part.size() || part.empty() || value == 0 || value > UINT32_MAX)
+        {
+            throw BadInput("--shape: '" + text + "' is not a list of positive sizes like 100,50");
+        }
+        shape.push_back(static_cast<uint32_t>(value));
+    }
+    if (shape.empty())
+    {
+        throw BadInput("--shape: empty");
+    }
+    return shape;
+}
+
+TensorLayout
+MakeLayout(const std::string& shapeText, std::optional<uint64_t> elements)
+{
+    std::vector<uint32_t> shape;
+    if (!shapeText.empty())
+    {
+        shape = ParseShape(shapeText);
+    }
+    else if (elements && *elements > 0 && *elements <= UINT32_MAX)
+    {
+        shape = {static_cast<uint32_t>(*elements)};
+    }
+    else
+    {
+        throw BadInput(elements ? "--input: empty or too large for one tensor"
+                                : "--shape: required with --decode (the payload does not say it)");
+    }
+    TensorLayout layout({{"input", shape}});
+    if (elements && layout.TotalSize() != *elements)
+    {
+        throw BadInput("--shape: " + shapeText + " has " + std::to_string(layout.TotalSize()) +
+                       " elements but --input holds " + std::to_string(*elements));
+    }
+    return layout;
+}
+
+double
+SecondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// What one client's update becomes after crossing to the server and being decoded there.
+struct RoundTrip
+{
+    std::vector<uint8_t> payload; ///< every byte the client sent
+    std::vector<float> decoded;
+    double encodeSeconds = 0.0;
+    double decodeSeconds = 0.0;
+    uint64_t serverBytes = 0; ///< a two-exchange codec's messages from the server
+};
+
+RoundTrip
+SingleRoundTrip(const CodecSpec& spec,
+                Codec& codec,
+                const TensorLayout& layout,
+                const std::vector<float>& input,
+                uint64_t seed)
+{
+    RoundTrip trip;
+    Rng rng(seed);
+    codec.BeginRound(1);
+    auto start = std::chrono::steady_clock::now();
+    codec.Encode(layout, input, rng, trip.payload);
+    trip.encodeSeconds = SecondsSince(start);
+
+    // A separate decoder, as at the server: nothing but the payload crosses over.
+    std::unique_ptr<Codec> decoder = MakeCodec(spec);
+    trip.decoded.resize(input.size());
+    start = std::chrono::steady_clock::now();
+    decoder->Decode(layout, trip.payload, trip.decoded);
+    trip.decodeSeconds = SecondsSince(start);
+    return trip;
+}
+
+/// One round of a two-exchange codec (power_sgd) between this client alone and a server:
+/// state, first payload, the server's message, reply. The payload is the first payload
+/// followed by the reply; encode time is the client's work, decode time the server's.
+RoundTrip
+ExchangeRoundTrip(                  Codec& codec,
+                  const TensorLayout& layout,
+                  const std::vector<float>& input,
+                  uint64_t seed)
+{
+    RoundTrip trip;
+    const std::unique_ptr<RoundExchange> server =
+        codec.MakeExchange(layout, seed);
+    std::vector<uint8_t> state;
+    std::vector<uint8_t> message;
+    server->BeginRound(1, state);
+    codec.AcceptRoundState(layout, state);
+
+    Rng rng(seed);
+    codec.BeginRound(1);
+    auto start = std::chrono::steady_clock::now();
+    codec.Encode(layout, input, rng, trip.payload);
+    trip.encodeSeconds = SecondsSince(start);
+    const size_t firstSize = trip.payload.size();
+
+    start = std::chrono::steady_clock::now();
+    server->AddFirst(trip.payload, 1.0);
+    server->CloseFirstPhase(message);
+    trip.decodeSeconds = SecondsSince(start);
+
+    start = std::chrono::steady_clock::now();
+    codec.EncodeReply(layout, message, trip.payload);
+    trip.encodeSeconds += SecondsSince(start);
+
+    trip.decoded.resize(input.size());
+    start = std::chrono::steady_clock::now();
+    server->AddReply(std::span<const uint8_t>(trip.payload).subspan(firstSize), 1.0);
+    server->Result(trip.decoded);
+    trip.decodeSeconds += SecondsSince(start);
+    trip.serverBytes = state.size() + message.size();
+    return trip;
+}
+
+} // namespace
+
+int
+RunCodecCommand(const CodecCommandOptions& options)
+{
+    const CodecSpec spec = CodecSpec::Parse(ParseSpec(options.spec), "--spec");
+    std::unique_ptr<Codec> codec = MakeCodec(spec);
+
+    if (options.decode)
+    {
+        if (!options.payload || !options.decoded)
+        {
+            throw BadInput("--decode needs --payload IN.bin and --decoded OUT.f32");
+        }
+        if (codec->HasRoundExchange())
+        {
+            throw BadInput("--decode: a " + spec.Type() +
+                           " payload cannot be decoded alone: the server combines it with the "
+                           "other clients' in a two-exchange round (run without --decode to see "
+                           "one client's round trip)");
+        }
+        const TensorLayout layout = MakeLayout(options.shape, std::nullopt);
+        const std::vector<uint8_t> payload = ReadBytes(*options.payload, "--payload");
+        std::vector<float> out(layout.TotalSize());
+        codec->Decode(layout, payload, out);
+        WriteBytes(*options.decoded, out.data(), out.size() * sizeof(float), "--decoded");
+        return 0;
+    }
+
+    if (codec->StepState() != nullptr)
+    {
+        // Decoding is the same in both modes; encoding in mode step needs the trainer's steps.
+        throw BadInput("--spec.mode: dgc's \"step\" mode (the default) acts at every step of a "
+                       "client's local training, and fedran codec encodes a finished update: "
+                       "set \"mode\": \"round\"");
+    }
+    if (options.input.empty())
+    {
+        throw BadInput("--input IN.f32 is required (or use --decode)");
+    }
+    const std::vector<uint8_t> raw = ReadBytes(options.input, "--input");
+    if (raw.size() % sizeof(float) != 0)
+    {
+        throw BadInput("--input: " + std::to_string(raw.size()) +
+                       " bytes is not a whole number of float32 values");
+    }
+    std::vector<float> input(raw.size() / sizeof(float));
+    std::memcpy(input.data(), raw.data(), raw.size());
+    const TensorLayout layout = MakeLayout(options.shape, input.size());
+
+    const RoundTrip trip = codec->HasRoundExchange()
+                               ? ExchangeRoundTrip(*codec, layout, input, options.seed)
+                               : SingleRoundTrip(spec, *codec, layout, input, options.seed);
+    const std::vector<uint8_t>& payload = trip.payload;
+    const std::vector<float>& decoded = trip.decoded;
+    const double encodeSeconds = trip.encodeSeconds;
+    const double decodeSeconds = trip.decodeSeconds;
+
+    double error = 0.0;
+    double norm = 0.0;
+    uint64_t nnz = 0;
+    for (size_t i = 0; i < input.size(); ++i)
+    {
+        const double diff = double(decoded[i]) - double(input[i]);
+        error += diff * diff;
+        norm += double(input[i]) * double(input[i]);
+        nnz += decoded[i] != 0.0f;
+    }
+
+    if (options.payload)
+    {
+        WriteBytes(*options.payload, payload.data(), payload.size(), "--payload");
+    }
+    if (options.decoded)
+    {
+        WriteBytes(*options.decoded, decoded.data(), decoded.size() * sizeof(float), "--decoded");
+    }
+
+    nlohmann::ordered_json report;
+    report["codec"] = spec.Json();
+    report["elements"] = input.size();
+    report["raw_bytes"] = raw.size();
+    report["payload_bytes"] = payload.size();
+    report["ratio"] = payload.empty() ? 0.0 : double(raw.size()) / double(payload.size());
+    report["encode_seconds"] = encodeSeconds;
+    report["decode_seconds"] = decodeSeconds;
+    report["l2_error"] = std::sqrt(error);
+    report["relative_l2_error"] = norm > 0 ? std::sqrt(error / norm) : 0.0;
+    report["nnz"] = nnz;
+    if (codec->HasRoundExchange())
+    {
+        report["server_bytes"] = trip.serverBytes;
+    }
+    std::cout << report.dump() << std::endl;
+    return 0;
+}
+
+} // namespace fedran

@@ -1,0 +1,163 @@
+#include "simulator/core/federated-task-builder.h"
+
+#include "models/learning/collusion-oracle.h"
+
+#include "models/learning/idx-reader.h"
+#include "models/learning/partition.h"
+#include "models/learning/synthetic-data.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace fedran
+{
+
+namespace
+{
+
+/// Runs `step`, prefixing the JSON path to the library's error, which names only a file or a
+/// value: DataError stays a DataError, invalid settings become a ScenarioError.
+template <typename Step>
+auto
+AtPath(const std::string& path, Step&& step)
+{
+    try
+    {
+        return step();
+    }
+    catch (const DataError& e)
+    {
+        throw DataError(path + ": " + e.what());
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ScenarioError(path + ": " + e.what());
+    }
+}
+
+/// The data split among clients: loaded and partitioned, or generated per client.
+struct SplitData
+{
+    TrainTestData data;
+    std::vector<std::vector<uint32_t>> partition;
+};
+
+TrainTestData
+LoadData(const ScenarioConfig::Data& data)
+{
+    if (data.dataset == "csv")
+    {
+        return AtPath("data.csv", [&] { return LoadCsvPair(data.csvTrain, data.csvTest, data.csv); });
+    }
+    return AtPath("data.path", [&] { return LoadIdxFolder(data.path); });
+}
+
+std::vector<std::vector<uint32_t>>
+Partition(const ScenarioConfig::Data& config, const Dataset& train, uint32_t clients, Rng& rng)
+{
+    if (config.partition == "dirichlet")
+    {
+        return AtPath("data.partition", [&] {
+            return PartitionDirichlet(train.y,
+                                      train.classes,
+                                      clients,
+                                      config.alpha,
+                                      config.minSamples,
+                                      rng);
+        });
+    }
+    if (config.partition == "shards")
+    {
+        return AtPath("data.partition.shards_per_client", [&] {
+            return PartitionShards(train.y, clients, config.shardsPerClient, rng);
+        });
+    }
+    if (config.sizes.kind == SizeSpec::Kind::Lognormal)
+    {
+        return AtPath("data.partition.sizes", [&] {
+            const std::vector<uint32_t> sizes =
+                ClientSizes(clients, train.Size(), config.sizes, config.minSamples, rng);
+            return PartitionIidSizes(train.Size(), sizes, rng);
+        });
+    }
+    return PartitionIid(train.Size(), clients, rng);
+}
+
+SplitData
+MakeSplitData(const ScenarioConfig& config, uint32_t clients)
+{
+    Rng rng(config.seed, kPartitionStream);
+    const ScenarioConfig::Data& data = config.data;
+    if (data.dataset == "synthetic")
+    {
+        const ScenarioConfig::Data::Synthetic& s = data.synthetic;
+        FederatedData generated = AtPath("data.synthetic", [&] {
+            return MakeSyntheticLeaf(clients,
+                                     s.alpha,
+                                     s.beta,
+                                     s.features,
+                                     s.classes,
+                                     s.samples,
+                                     s.testFraction,
+                                     rng);
+        });
+        return {std::move(generated.data), std::move(generated.partition)};
+    }
+    SplitData split;
+    split.data = LoadData(data);
+    split.partition = Partition(data, split.data.train, clients, rng);
+    return split;
+}
+
+} // namespace
+
+std::shared_ptr<FederatedTask>
+BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
+{
+    SplitData split = MakeSplitData(config, clients);
+    auto task = std::make_shared<FederatedTask>();
+    task->seed = config.seed;
+    try
+    {
+        task->model = MakeModel(config.model, split.data.train.features, split.data.train.classes);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ScenarioError(e.what()); // the factory's message starts with "model..."
+    }
+    task->data = std::make_shared<const TrainTestData>(std::move(split.data));
+    task->partition = std::move(split.partition);
+    task->training = config.training;
+    task->serverOptimizer = config.server.optimizer;
+    task->uplinkCodec = config.uplinkCodec;
+    task->downlinkCodec = config.downlinkCodec;
+    task->downlinkClientView = config.downlinkClientView;
+    task->robust = config.server.robust;
+    task->serverCompute = config.server.compute;
+    for (const ClientGroupConfig& group : config.groups)
+    {
+        task->clientCompute.insert(task->clientCompute.end(), group.count, group.device);
+    }
+    bool colluding = false;
+    bool attacking = false;
+    for (const ClientGroupConfig& group : config.groups)
+    {
+        attacking = attacking || !group.attack.type.empty();
+        colluding = colluding || group.attack.Colluding();
+    }
+    if (attacking)
+    {
+        for (const ClientGroupConfig& group : config.groups)
+        {
+            task->attacks.insert(task->attacks.end(), group.count, group.attack);
+        }
+    }
+    if (colluding)
+    {
+        task->collusion = std::make_shared<CollusionOracle>();
+    }
+    return task;
+}
+
+} // namespace fedran

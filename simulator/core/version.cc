@@ -1,0 +1,12 @@
+#include "simulator/core/version.h"
+
+namespace fedran
+{
+
+const char*
+FedranVersion()
+{
+    return FEDRAN_VERSION;
+}
+
+} // namespace fedran
