@@ -11,9 +11,6 @@
 namespace fedran
 {
 
-namespace
-{
-
 std::string
 OsError(const std::string& what, const std::string& path)
 {
@@ -43,8 +40,6 @@ WriteAll(int fd, const std::string& text, const std::string& path)
         done += static_cast<size_t>(n);
     }
 }
-
-} // namespace
 
 std::vector<std::string>
 RecordedOutputFiles(const std::string& outDir)

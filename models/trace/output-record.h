@@ -24,6 +24,13 @@ void RecordOutputFile(const std::string& outDir, const std::string& name);
 /// The names outDir/outputs.txt lists, in its order (none if there is no record).
 std::vector<std::string> RecordedOutputFiles(const std::string& outDir);
 
+/// "<what> <path>: <the OS error of errno>", for messages about a failed system call.
+std::string OsError(const std::string& what, const std::string& path);
+
+/// Writes all of `text` to `fd`, retrying short writes and EINTR; throws std::runtime_error
+/// naming `path` and the OS error.
+void WriteAll(int fd, const std::string& text, const std::string& path);
+
 } // namespace fedran
 
 #endif

@@ -29,36 +29,6 @@ namespace
 namespace fs = std::filesystem;
 
 std::string
-OsError(const std::string& what, const std::string& path)
-{
-    return what + " " + path + ": " + std::strerror(errno);
-}
-
-/// Writes all of `text` to `fd`; throws naming `path` and the OS error.
-void
-WriteAll(int fd, const std::string& text, const std::string& path)
-{
-    size_t done = 0;
-    while (done < text.size())
-    {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR)
-        {
-            continue;
-        }
-        if (n <= 0)
-        {
-            if (n == 0)
-            {
-                errno = EIO;
-            }
-            throw std::runtime_error(OsError("cannot write", path));
-        }
-        done += static_cast<size_t>(n);
-    }
-}
-
-std::string
 ReadText(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);

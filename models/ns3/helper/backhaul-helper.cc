@@ -76,7 +76,7 @@ AddBlockRoute(Ptr<NetDevice> device, const fedran::AddressBlock& block, Ipv4Addr
     Ptr<Ipv4> ipv4 = device->GetNode()->GetObject<Ipv4>();
     Ipv4StaticRoutingHelper().GetStaticRouting(ipv4)->AddNetworkRouteTo(
         Ipv4Address(block.base),
-        Ipv4Mask(("/" + std::to_string(block.PrefixLength())).c_str()),
+        Ipv4Mask(std::string("/").append(std::to_string(block.PrefixLength())).c_str()),
         hub,
         ipv4->GetInterfaceForDevice(device));
 }
