@@ -76,13 +76,24 @@ BM_Gemm(benchmark::State& state, GemmKind kind, GemmIsa isa, Shape s)
     const size_t ldb = s.opB == Op::kTranspose ? s.k : s.n;
     for (auto _ : state)
     {
-        fedran::GemmOn(isa, kind, s.opA, s.opB, s.m, s.n, s.k, a.data(), lda, b.data(), ldb,
-                       c.data(), s.n);
+        fedran::GemmOn(isa,
+                       kind,
+                       s.opA,
+                       s.opB,
+                       s.m,
+                       s.n,
+                       s.k,
+                       a.data(),
+                       lda,
+                       b.data(),
+                       ldb,
+                       c.data(),
+                       s.n);
         benchmark::DoNotOptimize(c.data());
         benchmark::ClobberMemory();
     }
-    state.counters["FLOP/s"] = benchmark::Counter(2.0 * s.m * s.n * s.k,
-                                                  benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["FLOP/s"] =
+        benchmark::Counter(2.0 * s.m * s.n * s.k, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void
@@ -118,8 +129,8 @@ BM_EigenProduct(benchmark::State& state, Shape s)
         benchmark::DoNotOptimize(c.data());
         benchmark::ClobberMemory();
     }
-    state.counters["FLOP/s"] = benchmark::Counter(2.0 * s.m * s.n * s.k,
-                                                  benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["FLOP/s"] =
+        benchmark::Counter(2.0 * s.m * s.n * s.k, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 int

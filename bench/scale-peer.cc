@@ -14,6 +14,8 @@
 #include "simulator/network-topology.h"
 #include "simulator/scenario/scenario.h"
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <ns3/address.h>
 #include <ns3/bulk-send-application.h>
 #include <ns3/config.h>
@@ -25,9 +27,6 @@
 #include <ns3/simulator.h>
 #include <ns3/string.h>
 #include <ns3/uinteger.h>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -57,15 +56,15 @@ class PeerRounds
                uint64_t downBytes,
                uint64_t upBytes,
                uint32_t seed)
-        : m_topology(topology),
-          m_rounds(rounds),
-          m_perRound(perRound),
-          m_downBytes(downBytes),
-          m_upBytes(upBytes),
-          m_order(topology.GetClientCount()),
-          m_received(topology.GetClientCount(), 0),
-          m_uploaded(topology.GetClientCount(), 0),
-          m_rng(seed)
+        : m_topology(topology)
+        , m_rounds(rounds)
+        , m_perRound(perRound)
+        , m_downBytes(downBytes)
+        , m_upBytes(upBytes)
+        , m_order(topology.GetClientCount())
+        , m_received(topology.GetClientCount(), 0)
+        , m_uploaded(topology.GetClientCount(), 0)
+        , m_rng(seed)
     {
         std::iota(m_order.begin(), m_order.end(), 0u);
         const uint32_t n = topology.GetClientCount();
@@ -78,9 +77,8 @@ class PeerRounds
             m_clientOf[address.Get()] = i;
             Ptr<PacketSink> sink = InstallSink(client, kDownloadPort);
             m_clientSinks.push_back(sink);
-            sink->TraceConnectWithoutContext(
-                "Rx",
-                MakeBoundCallback(&PeerRounds::DownloadRx, this, i));
+            sink->TraceConnectWithoutContext("Rx",
+                                             MakeBoundCallback(&PeerRounds::DownloadRx, this, i));
             topology.GetLink(i).ConnectTransmitted(LinkDirection::Uplink,
                                                    MakeCallback(&PeerRounds::Count, this));
             topology.GetLink(i).ConnectTransmitted(LinkDirection::Downlink,
@@ -105,7 +103,9 @@ class PeerRounds
     }
 
   private:
-    static void DownloadRx(PeerRounds* self, uint32_t client, Ptr<const Packet> packet,
+    static void DownloadRx(PeerRounds* self,
+                           uint32_t client,
+                           Ptr<const Packet> packet,
                            const Address&)
     {
         self->m_received[client] += packet->GetSize();
@@ -119,8 +119,7 @@ class PeerRounds
 
     void UploadRx(Ptr<const Packet> packet, const Address& from)
     {
-        const uint32_t client =
-            m_clientOf.at(InetSocketAddress::ConvertFrom(from).GetIpv4().Get());
+        const uint32_t client = m_clientOf.at(InetSocketAddress::ConvertFrom(from).GetIpv4().Get());
         m_uploaded[client] += packet->GetSize();
         if (m_uploaded[client] == m_upBytes && --m_outstanding == 0)
         {
@@ -253,8 +252,8 @@ Main(int argc, char** argv)
     {
         clientGroup.insert(clientGroup.end(), config.groups[g].count, g);
     }
-    const uint32_t perRound =
-        std::min<uint32_t>(config.server.clientsPerRound, static_cast<uint32_t>(clientGroup.size()));
+    const uint32_t perRound = std::min<uint32_t>(config.server.clientsPerRound,
+                                                 static_cast<uint32_t>(clientGroup.size()));
 
     ConfigureBackhaulTcp();
     // A closed sender's endpoint waits 2 MSL (240 s by default) in TIME_WAIT; with a new
@@ -266,8 +265,7 @@ Main(int argc, char** argv)
     topology.AssignStreams(0);
     PeerRounds peer(topology, rounds, perRound, downBytes, upBytes, config.seed);
     peer.Start();
-    const double setupWallS =
-        std::chrono::duration<double>(WallClock::now() - setupStart).count();
+    const double setupWallS = std::chrono::duration<double>(WallClock::now() - setupStart).count();
 
     const WallClock::time_point simulateStart = WallClock::now();
     Simulator::Run();

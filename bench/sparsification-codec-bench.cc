@@ -5,8 +5,8 @@
 // Run: build/bench/sparsification-codec-bench --benchmark_min_time=0.2
 
 #include "compression/codec-spec.h"
-#include "memory-baseline.h"
 #include "compression/internal/top-k-select.h" // kernel benchmark only; codecs go through MakeCodec
+#include "memory-baseline.h"
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>

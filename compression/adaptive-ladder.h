@@ -51,10 +51,20 @@ struct RungProfile
 
 /// Keys of an "adaptive" spec that belong to the controller (models/fl/), not the codec.
 /// The codec accepts them without looking; the controller validates them.
-constexpr std::array<std::string_view, 14> kLadderControllerKeys = {
-    "policy",          "rung",           "safety",     "estimator",     "window",
-    "ewma_alpha",      "initial_bps",    "no_history", "target_upload_s",
-    "variance_kappa",  "skip_ratio",     "skip_window", "max_staleness", "rung_schedule"};
+constexpr std::array<std::string_view, 14> kLadderControllerKeys = {"policy",
+                                                                    "rung",
+                                                                    "safety",
+                                                                    "estimator",
+                                                                    "window",
+                                                                    "ewma_alpha",
+                                                                    "initial_bps",
+                                                                    "no_history",
+                                                                    "target_upload_s",
+                                                                    "variance_kappa",
+                                                                    "skip_ratio",
+                                                                    "skip_window",
+                                                                    "max_staleness",
+                                                                    "rung_schedule"};
 
 /// The rungs of an "adaptive" codec, as its rate controller sees them (Codec::Ladder()).
 class AdaptiveLadder

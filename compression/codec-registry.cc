@@ -39,42 +39,88 @@ constexpr CodecTraits kPlain{"", "", false, "", false, false};
 constexpr CodecTraits kRandomK{
     "its draws are keyed to each tensor's position in the whole update, so a bucket would "
     "keep other elements than the update does",
-    "", false, "", false, false};
+    "",
+    false,
+    "",
+    false,
+    false};
 constexpr CodecTraits kSign{"", "", true, "", false, false};
 constexpr CodecTraits kErrorFeedback{"", "", false, "", false, true};
 constexpr CodecTraits kDgc{"", R"({"mode": "round"})", false, "", false, true};
 constexpr CodecTraits kPowerSgd{
     "its two exchanges need the whole update (the server's orthonormalisation spans every "
     "tensor)",
-    "", false,
-    "its round takes two exchanges, which the rate controller does not budget for", false,
+    "",
+    false,
+    "its round takes two exchanges, which the rate controller does not budget for",
+    false,
     false};
-constexpr CodecTraits kAdaptive{"it picks one rung (or a skip) for the whole update", "", false,
-                                "a ladder rung cannot itself be adaptive", true, false};
+constexpr CodecTraits kAdaptive{"it picks one rung (or a skip) for the whole update",
+                                "",
+                                false,
+                                "a ladder rung cannot itself be adaptive",
+                                true,
+                                false};
 
 // The registry: one line per codec (name, frame id, factory, traits, cost model).
 constexpr CodecEntry kCodecs[] = {
     {"none", 1, &internal::MakeNoneCodec, kPlain, kN, R"([{"type": "none"}])"},
     {"fp16", 2, &internal::MakeFp16Codec, kPlain, kN, R"([{"type": "fp16"}])"},
-    {"top_k", 10, &internal::MakeTopKCodec, kPlain, kNB,
+    {"top_k",
+     10,
+     &internal::MakeTopKCodec,
+     kPlain,
+     kNB,
      R"([{"type": "top_k", "ratio": 0.01}, {"type": "top_k", "ratio": 0.1}])"},
-    {"random_k", 11, &internal::MakeRandomKCodec, kRandomK, kNB,
+    {"random_k",
+     11,
+     &internal::MakeRandomKCodec,
+     kRandomK,
+     kNB,
      R"([{"type": "random_k", "ratio": 0.01}, {"type": "random_k", "ratio": 0.1}])"},
-    {"threshold", 12, &internal::MakeThresholdCodec, kPlain, kNB,
+    {"threshold",
+     12,
+     &internal::MakeThresholdCodec,
+     kPlain,
+     kNB,
      R"([{"type": "threshold", "threshold": 0.5}, {"type": "threshold", "threshold": 2.0}])"},
-    {"quantization", 20, &internal::MakeQuantizationCodec, kPlain, kNB,
+    {"quantization",
+     20,
+     &internal::MakeQuantizationCodec,
+     kPlain,
+     kNB,
      R"([{"type": "quantization", "bits": 2}, {"type": "quantization", "bits": 8}])"},
-    {"qsgd", 21, &internal::MakeQsgdCodec, kPlain, kNB,
+    {"qsgd",
+     21,
+     &internal::MakeQsgdCodec,
+     kPlain,
+     kNB,
      R"([{"type": "qsgd", "levels": 4}, {"type": "qsgd", "levels": 256}])"},
     {"sign", 22, &internal::MakeSignCodec, kSign, kN, R"([{"type": "sign"}])"},
-    {"error_feedback", 30, &internal::MakeErrorFeedbackCodec, kErrorFeedback, kN,
+    {"error_feedback",
+     30,
+     &internal::MakeErrorFeedbackCodec,
+     kErrorFeedback,
+     kN,
      R"([{"type": "error_feedback", "base": {"type": "none"}}])"},
-    {"clipped", 31, &internal::MakeClippedCodec, kPlain, kN,
+    {"clipped",
+     31,
+     &internal::MakeClippedCodec,
+     kPlain,
+     kN,
      R"([{"type": "clipped", "base": {"type": "none"}, "clip_value": 1.0}])"},
-    {"dgc", 32, &internal::MakeDgcCodec, kDgc, kNB,
+    {"dgc",
+     32,
+     &internal::MakeDgcCodec,
+     kDgc,
+     kNB,
      R"([{"type": "dgc", "mode": "round", "ratio": 0.001, "warmup_rounds": 0},
          {"type": "dgc", "mode": "round", "ratio": 0.01, "warmup_rounds": 0}])"},
-    {"power_sgd", 40, &internal::MakePowerSgdCodec, kPowerSgd, kNR,
+    {"power_sgd",
+     40,
+     &internal::MakePowerSgdCodec,
+     kPowerSgd,
+     kNR,
      R"([{"type": "power_sgd", "rank": 1}, {"type": "power_sgd", "rank": 4}])"},
     {"adaptive", 41, &internal::MakeAdaptiveCodec, kAdaptive, 0, ""},
 };
@@ -210,9 +256,9 @@ BuildCodec(const nlohmann::json& spec, const std::string& path)
 {
     if (!spec.is_object())
     {
-        throw CodecConfigError((path.empty() ? "codec" : path)
-                               + ": codec spec must be an object with a \"type\", got "
-                               + spec.type_name());
+        throw CodecConfigError((path.empty() ? "codec" : path) +
+                               ": codec spec must be an object with a \"type\", got " +
+                               spec.type_name());
     }
     const auto type = spec.find("type");
     if (type == spec.end())
@@ -221,8 +267,8 @@ BuildCodec(const nlohmann::json& spec, const std::string& path)
     }
     if (!type->is_string())
     {
-        throw CodecConfigError(JoinPath(path, "type") + ": must be a string, got "
-                               + type->type_name());
+        throw CodecConfigError(JoinPath(path, "type") + ": must be a string, got " +
+                               type->type_name());
     }
     const auto& name = type->get_ref<const std::string&>();
     if (const CodecEntry* entry = FindEntry(name))
@@ -232,8 +278,8 @@ BuildCodec(const nlohmann::json& spec, const std::string& path)
         args.RejectUnknownKeys();
         return {std::move(codec), &entry->traits, args.TakeChildren()};
     }
-    throw CodecConfigError(JoinPath(path, "type") + ": unknown codec '" + name
-                           + "' (known: " + KnownNames() + ")");
+    throw CodecConfigError(JoinPath(path, "type") + ": unknown codec '" + name +
+                           "' (known: " + KnownNames() + ")");
 }
 
 } // namespace internal
@@ -245,8 +291,8 @@ CodecTypeTraits(std::string_view type)
     {
         return entry->traits;
     }
-    throw CodecConfigError("unknown codec '" + std::string(type) + "' (known: " + KnownNames()
-                           + ")");
+    throw CodecConfigError("unknown codec '" + std::string(type) + "' (known: " + KnownNames() +
+                           ")");
 }
 
 std::vector<std::string>

@@ -1,4 +1,5 @@
 #include "compression/codec.h"
+
 #include "compression/cost-model.h"
 
 #include <stdexcept>

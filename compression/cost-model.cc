@@ -1,7 +1,6 @@
 #include "compression/cost-model.h"
 
 #include "compression/codec-spec.h"
-
 #include "compression/codec.h"
 
 #include <algorithm>

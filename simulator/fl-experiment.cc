@@ -1,5 +1,6 @@
 #include "simulator/fl-experiment.h"
 
+#include "models/learning/partition-summary.h"
 #include "models/ns3/helper/fl-client-helper.h"
 #include "models/ns3/helper/fl-server-helper.h"
 #include "models/ns3/helper/fl-stats-helper.h"
@@ -7,19 +8,18 @@
 #include "models/ns3/model/fl-client-app.h"
 #include "models/ns3/model/fl-server-app.h"
 #include "models/ns3/model/link-outage.h"
-#include "models/learning/partition-summary.h"
 #include "models/ns3/model/thread-pool.h"
 #include "models/trace/csv-writer.h"
+#include "models/trace/trace-schema.h"
+#include "simulator/core/federated-task-builder.h"
+#include "simulator/core/output-folder.h"
 #include "simulator/edge-round-trace.h"
 #include "simulator/edge-tiers.h"
-#include "simulator/core/federated-task-builder.h"
 #include "simulator/link-sampler.h"
+#include "simulator/network-topology.h"
 #include "simulator/packet-capture.h"
 #include "simulator/run-timing.h"
-#include "simulator/network-topology.h"
-#include "simulator/core/output-folder.h"
 #include "simulator/stop-signals.h"
-#include "models/trace/trace-schema.h"
 
 #include <ns3/config.h>
 #include <ns3/double.h>
@@ -96,8 +96,8 @@ StopSimulation()
 } // namespace
 
 FlExperiment::FlExperiment(fedran::ScenarioConfig config, unsigned threads)
-    : m_config(std::move(config)),
-      m_threads(threads)
+    : m_config(std::move(config))
+    , m_threads(threads)
 {
 }
 
@@ -143,14 +143,14 @@ struct FlExperiment::RunState
     Ptr<FlServerApp> server;
     std::unique_ptr<EdgeTiers> tiers;
     std::shared_ptr<ThreadPool> pool;
-    std::vector<double> crashProbability; ///< per client
-    std::vector<double> crashRestartS;    ///< per client
+    std::vector<double> crashProbability;                ///< per client
+    std::vector<double> crashRestartS;                   ///< per client
     std::vector<Ptr<ClientAvailability>> availabilities; ///< in the order they were made
     /// One helper per tier the sites report to: its address, deadline and model codec.
     std::map<int32_t, std::unique_ptr<FlClientHelper>> clientHelpers;
     NodeContainer clientNodes;
     std::vector<Ptr<FlClientApp>> clients;
-    std::vector<std::string> groupNames; ///< per client
+    std::vector<std::string> groupNames;                 ///< per client
     std::vector<Ptr<ClientAvailability>> availabilityOf; ///< per client; null: always on
     std::vector<Ptr<FlEdgeApp>> aggregators;
     std::unique_ptr<FlStatsHelper> stats;
@@ -197,9 +197,8 @@ FlExperiment::BuildNetwork(RunState& run) const
     run.transport->SetAttributeFailSafe(
         "ListenShards",
         UintegerValue(std::max<size_t>(1, (m_clientGroup.size() + 31) / 32)));
-    run.topology = std::make_unique<NetworkTopology>(m_config,
-                                                     m_clientGroup,
-                                                     run.transport->CarriesPackets());
+    run.topology =
+        std::make_unique<NetworkTopology>(m_config, m_clientGroup, run.transport->CarriesPackets());
     run.transport->SetTopology(run.topology->GetTransportTopology());
 }
 
@@ -327,8 +326,7 @@ FlExperiment::AssignStreamsAndInstallAggregators(RunState& run) const
     // join timeout); clients that are off join when they turn on.
     run.server->SetAttribute(
         "ExpectedClients",
-        UintegerValue(
-            std::max(run.tiers->ExpectedChildren(EdgeTiers::kServer, initiallyOn), 1u)));
+        UintegerValue(std::max(run.tiers->ExpectedChildren(EdgeTiers::kServer, initiallyOn), 1u)));
     run.aggregators =
         run.tiers->Install(*run.topology, m_task, run.transport, kServerPort, initiallyOn);
     for (Ptr<FlEdgeApp> aggregator : run.aggregators)
@@ -342,9 +340,8 @@ void
 FlExperiment::ConnectStats(RunState& run) const
 {
     const NetworkTopology& topology = *run.topology;
-    run.stats = std::make_unique<FlStatsHelper>(run.outDir,
-                                                run.groupNames,
-                                                m_config.uplinkCodec.Type());
+    run.stats =
+        std::make_unique<FlStatsHelper>(run.outDir, run.groupNames, m_config.uplinkCodec.Type());
     FlStatsHelper& stats = *run.stats;
     stats.SetAsync(m_config.server.async);
     stats.SetAdaptive(m_config.uplinkCodec.Traits().adaptive);
@@ -387,15 +384,15 @@ void
 FlExperiment::ConnectTraces(RunState& run, RoundObserver observer) const
 {
     ConnectStats(run);
-    run.stats->SetRoundObserver([&run, observer = std::move(observer)](
-                                    const fedran::RoundRecord& record,
-                                    const RunTotals& totals) {
-        run.rounds.RoundEnded(run.join);
-        if (observer)
-        {
-            observer(record, totals);
-        }
-    });
+    run.stats->SetRoundObserver(
+        [&run, observer = std::move(observer)](const fedran::RoundRecord& record,
+                                               const RunTotals& totals) {
+            run.rounds.RoundEnded(run.join);
+            if (observer)
+            {
+                observer(record, totals);
+            }
+        });
     if (m_config.linkSampleS > 0)
     {
         run.links = std::make_unique<LinkSampler>(run.outDir,

@@ -26,8 +26,8 @@ LinkSampler::LinkSampler(const std::string& outDir,
                          const NetworkTopology& topology,
                          double intervalS,
                          const TransportLinkCounters* counters)
-    : m_intervalS(intervalS),
-      m_counters(counters)
+    : m_intervalS(intervalS)
+    , m_counters(counters)
 {
     m_csv = fedran::OpenTrace(outDir, "links.csv");
     for (const NamedLinkDirection& named : topology.GetDirections())

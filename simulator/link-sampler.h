@@ -35,7 +35,7 @@ class LinkSampler
         std::string name;
         const InstalledLink* link = nullptr;
         LinkDirection direction = LinkDirection::Uplink;
-        uint64_t bytes = 0; ///< delivered since the last sample
+        uint64_t bytes = 0;   ///< delivered since the last sample
         uint64_t counted = 0; ///< with counters: their reading at the last sample
     };
 

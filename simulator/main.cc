@@ -18,11 +18,11 @@
 #include "simulator/core/calibrate-command.h"
 #include "simulator/core/cli-error.h"
 #include "simulator/core/codec-command.h"
-#include "simulator/fl-experiment.h"
 #include "simulator/core/libm-pinning.h"
 #include "simulator/core/output-folder.h"
 #include "simulator/core/progress-reporter.h"
 #include "simulator/core/run-estimate.h"
+#include "simulator/fl-experiment.h"
 #include "simulator/run-manifest.h"
 #include "simulator/scenario/scenario.h"
 #include "simulator/stop-signals.h"
@@ -132,8 +132,13 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
     try
     {
         // Written first, so that a killed run's folder says so.
-        ns3::WriteRunManifest(
-            config.outputDir, config, ns3::RunStatus::Running, {}, 0.0, "", estimateJson);
+        ns3::WriteRunManifest(config.outputDir,
+                              config,
+                              ns3::RunStatus::Running,
+                              {},
+                              0.0,
+                              "",
+                              estimateJson);
         ns3::RunTotals totals = experiment.Run(config.outputDir, observer);
         const double wall = wallSeconds();
         if (totals.stopSignal != 0)
@@ -335,7 +340,8 @@ main(int argc, char** argv)
         }
         if (run->parsed())
         {
-            fedran::SetGemmKind(fastKernels ? fedran::GemmKind::kFast : fedran::GemmKind::kPortable);
+            fedran::SetGemmKind(fastKernels ? fedran::GemmKind::kFast
+                                            : fedran::GemmKind::kPortable);
             return RunCommand(runOptions, runFlags);
         }
         return ValidateCommand(validateOptions, validateMemoryLimit);

@@ -1,19 +1,17 @@
 #include "simulator/run-manifest.h"
 
-#include "simulator/core/libm-pinning.h"
-
 #include "models/learning/gemm.h"
-#include "simulator/network-topology.h"
+#include "simulator/core/libm-pinning.h"
 #include "simulator/core/output-folder.h"
+#include "simulator/network-topology.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
-
 #include <fcntl.h>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace ns3
@@ -27,14 +25,14 @@ StatusName(RunStatus status)
 {
     switch (status)
     {
-    case RunStatus::Running:
-        return "running";
-    case RunStatus::Completed:
-        return "completed";
-    case RunStatus::Interrupted:
-        return "interrupted";
-    case RunStatus::Failed:
-        return "failed";
+        case RunStatus::Running:
+            return "running";
+        case RunStatus::Completed:
+            return "completed";
+        case RunStatus::Interrupted:
+            return "interrupted";
+        case RunStatus::Failed:
+            return "failed";
     }
     return "running";
 }

@@ -9,7 +9,6 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
-
 #include <unistd.h>
 
 namespace ns3
@@ -123,12 +122,12 @@ StopSignals::Name(int signal)
 {
     switch (signal)
     {
-    case SIGINT:
-        return "SIGINT";
-    case SIGTERM:
-        return "SIGTERM";
-    default:
-        return "signal " + std::to_string(signal);
+        case SIGINT:
+            return "SIGINT";
+        case SIGTERM:
+            return "SIGTERM";
+        default:
+            return "signal " + std::to_string(signal);
     }
 }
 

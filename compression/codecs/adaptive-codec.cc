@@ -60,12 +60,14 @@ Carried(const Codec& codec)
     return {};
 }
 
-class AdaptiveCodec : public Codec, public AdaptiveLadder
+class AdaptiveCodec
+    : public Codec
+    , public AdaptiveLadder
 {
   public:
     explicit AdaptiveCodec(CodecArgs& args)
-        : m_name(args.Name()),
-          m_id(args.Id())
+        : m_name(args.Name())
+        , m_id(args.Id())
     {
         const nlohmann::json* ladder = args.Take("ladder");
         if (ladder == nullptr || !ladder->is_array() || ladder->empty())
@@ -147,9 +149,11 @@ class AdaptiveCodec : public Codec, public AdaptiveLadder
                          const TensorLayout& layout,
                          std::span<const uint8_t> payload) const override
     {
-        return payload.empty() ? 0.0
-                               : m_rungs[m_selected]->EncodeSeconds(
-                                     profile, layout, payload.first(payload.size() - 1));
+        return payload.empty()
+                   ? 0.0
+                   : m_rungs[m_selected]->EncodeSeconds(profile,
+                                                        layout,
+                                                        payload.first(payload.size() - 1));
     }
 
     double DecodeSeconds(const CostProfile& profile,

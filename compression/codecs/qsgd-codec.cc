@@ -77,7 +77,6 @@ FractionBits(uint32_t levels)
     return std::min(16u, 31u - static_cast<unsigned>(std::bit_width(levels + 1)));
 }
 
-
 class QsgdCodec : public RegisteredCodec
 {
   public:
@@ -106,8 +105,8 @@ class QsgdCodec : public RegisteredCodec
         ByteWriter writer(out);
         // Norms, lengths and about 2.5 bits per element at the default s: a guess, not a bound.
         writer.Reserve(kPayloadHeaderSize + kCodecHeaderSize +
-                       (4 + m_lengthBytes) * CeilDiv(update.size(), m_bucket) +
-                       update.size() / 2 + 8 * layout.TensorCount());
+                       (4 + m_lengthBytes) * CeilDiv(update.size(), m_bucket) + update.size() / 2 +
+                       8 * layout.TensorCount());
         WritePayloadHeader(layout, writer);
         writer.WriteU32(m_levels);
         writer.WriteU32(m_bucket);
@@ -144,8 +143,8 @@ class QsgdCodec : public RegisteredCodec
         uint64_t minimum = 0;
         for (const TensorSpec& tensor : layout.Tensors())
         {
-            minimum += (4 + lengthBytes) * CeilDiv(tensor.Size(), bucket) +
-                       CeilDiv(tensor.Size(), 8);
+            minimum +=
+                (4 + lengthBytes) * CeilDiv(tensor.Size(), bucket) + CeilDiv(tensor.Size(), 8);
         }
         reader.Require(minimum, 1);
         if (!m_reader || m_reader->Levels() != levels)
@@ -274,8 +273,8 @@ class QsgdCodec : public RegisteredCodec
             {
                 throw DecodeError("bucket " + std::to_string(j) + " of " + std::to_string(n) +
                                       " elements cannot take " + std::to_string(length) +
-                                      " bits (each code takes 1 to " +
-                                      std::to_string(maxLength) + ")",
+                                      " bits (each code takes 1 to " + std::to_string(maxLength) +
+                                      ")",
                                   lengthsAt + lengthBytes * j);
             }
             m_starts[j + 1] = m_starts[j] + length;
@@ -304,7 +303,7 @@ class QsgdCodec : public RegisteredCodec
     double m_cap;        ///< s 2^fraction
     std::shared_ptr<const QsgdCodeWriter> m_writer;
     std::shared_ptr<const QsgdCodeReader> m_reader; ///< for the s of the last payload decoded
-    std::vector<uint64_t> m_starts;         ///< decoding scratch: bit offsets of the buckets
+    std::vector<uint64_t> m_starts; ///< decoding scratch: bit offsets of the buckets
 };
 
 } // namespace

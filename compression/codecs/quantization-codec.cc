@@ -241,7 +241,6 @@ class QuantizationCodec : public RegisteredCodec
         }
     }
 
-
     unsigned m_bits;
     bool m_stochastic;
     uint32_t m_bucket;

@@ -199,9 +199,9 @@ class ByteReader
     {
         if (count > Remaining() / width)
         {
-            throw DecodeError("truncated payload: need " + std::to_string(count) + " x "
-                                  + std::to_string(width) + " bytes, " + std::to_string(Remaining())
-                                  + " remain",
+            throw DecodeError("truncated payload: need " + std::to_string(count) + " x " +
+                                  std::to_string(width) + " bytes, " + std::to_string(Remaining()) +
+                                  " remain",
                               m_pos);
         }
     }

@@ -56,8 +56,8 @@ HalfToFloat(uint16_t h)
     // Subnormal halves: place the fraction under the exponent of 0.5 and subtract 0.5.
     const float denormalized = std::bit_cast<float>((twiceW >> 17) | (126u << 23)) - 0.5f;
     const uint32_t subnormalMask = 0u - static_cast<uint32_t>(twiceW < (1u << 27)); // see above
-    const uint32_t result = (subnormalMask & std::bit_cast<uint32_t>(denormalized))
-                          | (~subnormalMask & std::bit_cast<uint32_t>(normalized));
+    const uint32_t result = (subnormalMask & std::bit_cast<uint32_t>(denormalized)) |
+                            (~subnormalMask & std::bit_cast<uint32_t>(normalized));
     return std::bit_cast<float>(sign | result);
 }
 

@@ -68,17 +68,16 @@ PutQsgdCodes8Avx2(BitCursor& c, __m256i level, __m256i negative)
     // 1 unless the sign bit is to be set (negative and l > 0).
     const __m256i clear = _mm256_andnot_si256(_mm256_and_si256(negative, nonZero), one);
     const __m256i twoV1 = _mm256_or_si256(_mm256_add_epi32(v, v), one);
-    const __m256i code = _mm256_sllv_epi32(
-        _mm256_xor_si256(twoV1, _mm256_sllv_epi32(clear, n1)), _mm256_sub_epi32(n1, one));
+    const __m256i code = _mm256_sllv_epi32(_mm256_xor_si256(twoV1, _mm256_sllv_epi32(clear, n1)),
+                                           _mm256_sub_epi32(n1, one));
     // 2 (N + 1) - 1 - (l > 0 ? -1 : 0)
-    const __m256i length = _mm256_sub_epi32(_mm256_sub_epi32(_mm256_add_epi32(n1, n1), one),
-                                            nonZero);
+    const __m256i length =
+        _mm256_sub_epi32(_mm256_sub_epi32(_mm256_add_epi32(n1, n1), one), nonZero);
     // Pairs in 64-bit lanes: low code | high code << low length.
     const __m256i low32 = _mm256_set1_epi64x(0xFFFFFFFF);
     const __m256i lowLength = _mm256_and_si256(length, low32);
-    const __m256i pair = _mm256_or_si256(
-        _mm256_and_si256(code, low32),
-        _mm256_sllv_epi64(_mm256_srli_epi64(code, 32), lowLength));
+    const __m256i pair = _mm256_or_si256(_mm256_and_si256(code, low32),
+                                         _mm256_sllv_epi64(_mm256_srli_epi64(code, 32), lowLength));
     const __m256i pairLength = _mm256_add_epi64(lowLength, _mm256_srli_epi64(length, 32));
     // Quads in 64-bit lanes 0 and 2.
     const __m256i quad =
@@ -163,7 +162,7 @@ class QsgdCodeReader
     bool ReadInterleaved(BitReader& bits, const QsgdBuckets& buckets) const;
 #if defined(__x86_64__)
     __attribute__((target("avx2,bmi2"))) void ReadInterleavedAvx2(BitReader& bits,
-                                                             const QsgdBuckets& buckets) const;
+                                                                  const QsgdBuckets& buckets) const;
 #endif
     int32_t ReadOne(BitReader& bits, uint64_t& pos) const;
     int32_t ReadLong(BitReader& bits, uint64_t& pos) const;

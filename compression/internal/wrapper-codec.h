@@ -4,7 +4,8 @@
 // Base of the codecs that transform an update on the client and then hand it to another codec,
 // their "base" (error_feedback, clipped). The transformation is local, so a wrapper's payload
 // is exactly its base's payload, with no byte of its own: decoding, the round schedule, the
-// server's aggregation and a two-exchange base's later messages are all the base's. Wrappers nest to any depth, e.g.
+// server's aggregation and a two-exchange base's later messages are all the base's. Wrappers nest
+// to any depth, e.g.
 // {"type": "clipped", "base": {"type": "error_feedback", "base": {"type": "top_k", ...}}}.
 
 #include "compression/internal/codecs.h"

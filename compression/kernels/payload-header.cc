@@ -25,9 +25,9 @@ CheckUpdateSize(const TensorLayout& layout, size_t size, std::string_view codec)
 {
     if (size != layout.TotalSize())
     {
-        throw std::invalid_argument(std::string(codec) + " codec: update has "
-                                    + std::to_string(size) + " floats, layout has "
-                                    + std::to_string(layout.TotalSize()));
+        throw std::invalid_argument(std::string(codec) + " codec: update has " +
+                                    std::to_string(size) + " floats, layout has " +
+                                    std::to_string(layout.TotalSize()));
     }
 }
 
@@ -45,16 +45,16 @@ ReadPayloadHeader(const TensorLayout& layout, ByteReader& reader)
     const uint32_t signature = reader.ReadU32();
     if (signature != layout.Signature())
     {
-        throw DecodeError("layout signature mismatch: payload " + Hex(signature) + ", model "
-                              + Hex(layout.Signature()),
+        throw DecodeError("layout signature mismatch: payload " + Hex(signature) + ", model " +
+                              Hex(layout.Signature()),
                           signatureOffset);
     }
     const size_t countOffset = reader.Offset();
     const uint32_t count = reader.ReadU32();
     if (count != layout.TensorCount())
     {
-        throw DecodeError("tensor count mismatch: payload " + std::to_string(count) + ", model "
-                              + std::to_string(layout.TensorCount()),
+        throw DecodeError("tensor count mismatch: payload " + std::to_string(count) + ", model " +
+                              std::to_string(layout.TensorCount()),
                           countOffset);
     }
 }

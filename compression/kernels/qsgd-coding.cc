@@ -377,8 +377,8 @@ QsgdCodeReader::StoreLong(BitReader& bits, uint64_t pos, float* out, float scale
 void
 QsgdCodeReader::FailLength(const QsgdBuckets& buckets, size_t j, uint64_t used) const
 {
-    throw DecodeError("the codes of bucket " + std::to_string(j) + " take " +
-                          std::to_string(used) + " bits, its length field says " +
+    throw DecodeError("the codes of bucket " + std::to_string(j) + " take " + std::to_string(used) +
+                          " bits, its length field says " +
                           std::to_string(buckets.starts[j + 1] - buckets.starts[j]),
                       buckets.lengthsAt + j * buckets.lengthBytes);
 }

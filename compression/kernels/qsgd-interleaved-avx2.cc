@@ -3,7 +3,6 @@
 // reads better without it.
 
 #include "compression/internal/qsgd-coding.h"
-
 #include "compression/internal/scales.h"
 
 namespace fedran::internal

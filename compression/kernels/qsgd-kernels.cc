@@ -213,7 +213,8 @@ struct RoundingAvx2
     __attribute__((target("avx2"), always_inline)) __m256i Levels(__m256 v, __m256i r) const
     {
         const __m256 u = _mm256_min_ps(_mm256_mul_ps(_mm256_and_ps(v, absMask), k), cap);
-        const __m256i t = _mm256_add_epi32(_mm256_cvttps_epi32(u), _mm256_srl_epi32(r, ditherShift));
+        const __m256i t =
+            _mm256_add_epi32(_mm256_cvttps_epi32(u), _mm256_srl_epi32(r, ditherShift));
         return _mm256_srl_epi32(t, fraction);
     }
 
@@ -301,8 +302,8 @@ PutSmallCodes32Avx2(BitCursor& c, __m256i idx, const SmallCodeTables& tables)
     // 64-bit lanes.
     const __m256i low32 = _mm256_set1_epi64x(0xFFFFFFFF);
     const __m256i quadLow = _mm256_and_si256(quadLength, low32);
-    const __m256i octet = _mm256_or_si256(
-        _mm256_and_si256(quad, low32), _mm256_sllv_epi64(_mm256_srli_epi64(quad, 32), quadLow));
+    const __m256i octet = _mm256_or_si256(_mm256_and_si256(quad, low32),
+                                          _mm256_sllv_epi64(_mm256_srli_epi64(quad, 32), quadLow));
     const __m256i octetLength = _mm256_add_epi64(quadLow, _mm256_srli_epi64(quadLength, 32));
     // 16 codes in 64-bit lanes 0 and 2 (bits beyond 64 are lost; used only when they fit).
     const __m256i hex =
@@ -360,10 +361,10 @@ CodeBlocksAvx2(const float* x, size_t n, const QsgdRounding& q, Dither& dither, 
             idx[j] = _mm256_or_si256(_mm256_slli_epi32(rounding.Levels16(v, r[j]), 1), negative);
         }
         // To bytes in element order; saturation keeps large idx large.
-        const __m256i bytes = _mm256_permutevar8x32_epi32(
-            _mm256_packus_epi16(_mm256_packus_epi32(idx[0], idx[1]),
-                                _mm256_packus_epi32(idx[2], idx[3])),
-            order);
+        const __m256i bytes =
+            _mm256_permutevar8x32_epi32(_mm256_packus_epi16(_mm256_packus_epi32(idx[0], idx[1]),
+                                                            _mm256_packus_epi32(idx[2], idx[3])),
+                                        order);
         if (_mm256_testz_si256(bytes, large)) [[likely]]
         {
             PutSmallCodes32Avx2(c, bytes, tables);
@@ -436,8 +437,8 @@ QsgdCodeBlocks(const float* x,
 {
 #if defined(__x86_64__)
     // Such s have 16 fraction bits, which CodeBlocksAvx2 assumes.
-    if (!q.tiny && levels <= kQsgdMaxAvx2WriteLevels && q.fraction == 16 &&
-        dither.AtBlockStart() && ActiveSimdLevel() >= SimdLevel::kAvx2)
+    if (!q.tiny && levels <= kQsgdMaxAvx2WriteLevels && q.fraction == 16 && dither.AtBlockStart() &&
+        ActiveSimdLevel() >= SimdLevel::kAvx2)
     {
         return CodeBlocksAvx2(x, n, q, dither, writer);
     }

@@ -1,4 +1,5 @@
 #include "models/fl/aggregation-rule.h"
+
 #include "compression/codec-spec.h"
 
 #include <stdexcept>
@@ -25,8 +26,8 @@ class AggregatorRule final : public AggregationRule
 {
   public:
     AggregatorRule(std::unique_ptr<Aggregator> aggregator, bool votes)
-        : m_aggregator(std::move(aggregator)),
-          m_votes(votes)
+        : m_aggregator(std::move(aggregator))
+        , m_votes(votes)
     {
     }
 
@@ -207,7 +208,9 @@ CheckRobustRule(const RobustRuleConfig& config,
         const std::string types = std::string(" ").append(owner.types).append(" ");
         if (owner.given && types.find(" " + config.type + " ") == std::string::npos)
         {
-            throw RuleConfigError("server.robust." + std::string(owner.key) + ": not a setting of type \"" + config.type + "\" (only of " + std::string(owner.types) + ")");
+            throw RuleConfigError("server.robust." + std::string(owner.key) +
+                                  ": not a setting of type \"" + config.type + "\" (only of " +
+                                  std::string(owner.types) + ")");
         }
     }
     const auto uplink = MakeCodec(uplinkSpec);
@@ -224,7 +227,10 @@ CheckRobustRule(const RobustRuleConfig& config,
         }
         if (uplinkSpec.TwoExchanges())
         {
-            throw RuleConfigError("server.robust.type: \"" + config.type + "\" with the two-exchange uplink codec " + std::string(uplink->Name()) + ", whose server combines the payloads itself; only \"mean\"");
+            throw RuleConfigError("server.robust.type: \"" + config.type +
+                                  "\" with the two-exchange uplink codec " +
+                                  std::string(uplink->Name()) +
+                                  ", whose server combines the payloads itself; only \"mean\"");
         }
     }
     RuleArgs args{*uplink, config, clientsPerRound, uplinkSpec.BringsAggregator()};

@@ -1,4 +1,5 @@
 #include "models/fl/async-coordinator.h"
+
 #include "compression/codec-spec.h"
 
 #include <algorithm>
@@ -15,8 +16,7 @@ AsyncCoordinator::AsyncCoordinator(CoordinatorConfig config,
     , m_host(host)
     ,
     // A step combines a buffer of K updates as a synchronous round combines its n.
-    m_state(
-        MakeServerState(*m_task, m_config.asyncConfig.buffer, CodecSpec(), kServerCodecStream))
+    m_state(MakeServerState(*m_task, m_config.asyncConfig.buffer, CodecSpec(), kServerCodecStream))
     , m_clock(m_task->serverCompute, m_config.ticksPerSecond)
     , m_idleAt(m_task->partition.size(), -1)
 {

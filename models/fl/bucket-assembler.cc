@@ -1,6 +1,6 @@
 #include "models/fl/bucket-assembler.h"
-#include "compression/codec-spec.h"
 
+#include "compression/codec-spec.h"
 #include "models/fl/pipeline-plan.h"
 #include "models/fl/update-frame.h"
 

@@ -1,6 +1,6 @@
 #include "models/fl/client-session.h"
-#include "compression/codec-spec.h"
 
+#include "compression/codec-spec.h"
 #include "models/fl/byzantine-attack.h"
 #include "models/fl/pipeline-plan.h"
 #include "models/learning/gradient-spread.h"
@@ -49,8 +49,8 @@ class CodecStepHook final : public StepHook
 } // namespace
 
 ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const FederatedTask> task)
-    : m_config(config),
-      m_task(std::move(task))
+    : m_config(config)
+    , m_task(std::move(task))
 {
     if (m_config.clientId >= m_task->partition.size())
     {
@@ -89,8 +89,10 @@ ClientSession::ResetCodecs()
     m_controller.reset();
     if (m_ladder)
     {
-        m_controller = std::make_unique<control::RateController>(control::ParseControllerConfig(
-            m_task->uplinkCodec.Json(), m_task->uplinkCodec.Path(), m_ladder->RungCount()));
+        m_controller = std::make_unique<control::RateController>(
+            control::ParseControllerConfig(m_task->uplinkCodec.Json(),
+                                           m_task->uplinkCodec.Path(),
+                                           m_ladder->RungCount()));
     }
 }
 
@@ -165,8 +167,7 @@ ClientSession::Classify(const Frame& frame) const
     {
         return ServerFrameKind::Model;
     }
-    if (frame.header.type == FrameType::CodecState &&
-        frame.header.codec == m_updateEncoder->Id())
+    if (frame.header.type == FrameType::CodecState && frame.header.codec == m_updateEncoder->Id())
     {
         return ServerFrameKind::CodecState;
     }
@@ -262,8 +263,7 @@ ClientSession::TrainAndEncode(uint32_t round)
     if (m_attack.Active(round) && m_attack.type != "label_flip")
     {
         // Before the codec: the frame is valid and of an honest client's size.
-        const HonestStatistics* honest =
-            m_collusion ? &m_collusion->Statistics(*m_task) : nullptr;
+        const HonestStatistics* honest = m_collusion ? &m_collusion->Statistics(*m_task) : nullptr;
         CorruptUpdate(m_attack, result.update, honest, m_attackRng);
         double sum = 0.0;
         for (float v : result.update)

@@ -11,9 +11,9 @@
 #include "models/fl/pipeline-plan.h"
 #include "models/fl/rate-controller.h"
 #include "models/fl/trace-records.h"
-#include "models/learning/federated-task.h"
 #include "models/fl/update-frame.h"
 #include "models/learning/collusion-oracle.h"
+#include "models/learning/federated-task.h"
 
 #include <cstdint>
 #include <deque>
@@ -100,8 +100,8 @@ class ClientSession
 
     /// Trains on this client's data from its copy of the model and encodes the update (or,
     /// adaptive, picks a rung or skips); record.encodeS is the encoding's simulated time,
-    /// which delays the upload after the compute time. Touches only this session's own state and read-only
-    /// data, so it may run on a worker thread while nothing else uses the session.
+    /// which delays the upload after the compute time. Touches only this session's own state and
+    /// read-only data, so it may run on a worker thread while nothing else uses the session.
     EncodedUpdate TrainAndEncode(uint32_t round);
 
     /// The update is handed to the network now (layerwise: its first bucket).
@@ -163,8 +163,8 @@ class ClientSession
     ClientSessionConfig m_config;
     /// This client's device (task->clientCompute; no profile: coding takes no time).
     DeviceCompute m_device;
-    std::vector<PipelinePart> m_parts;               ///< layerwise buckets
-    std::vector<TensorLayout> m_partLayouts;         ///< their tensors
+    std::vector<PipelinePart> m_parts;                  ///< layerwise buckets
+    std::vector<TensorLayout> m_partLayouts;            ///< their tensors
     std::vector<std::unique_ptr<Codec>> m_partEncoders; ///< one encoder per bucket
     std::shared_ptr<const FederatedTask> m_task;
     std::unique_ptr<Codec> m_modelDecoder;
@@ -184,7 +184,7 @@ class ClientSession
     /// This client's copy of the global model: empty unless it is training (with
     /// downlink_reference client_view, kept from the connection on as the frames' reference).
     std::vector<float> m_model;
-    uint32_t m_sentRound = 0;   ///< round of the last update sent (0: none yet)
+    uint32_t m_sentRound = 0; ///< round of the last update sent (0: none yet)
 
     control::RoundInputs m_inputs;     ///< this round's, for the training thread
     double m_inputsMeasuredBps = -1.0; ///< m_lastMeasuredBps when m_inputs was gathered

@@ -1,4 +1,5 @@
 #include "models/fl/client-view-encoder.h"
+
 #include "compression/codec-spec.h"
 
 namespace fedran

@@ -16,8 +16,8 @@ class SpecReader
 {
   public:
     SpecReader(const nlohmann::json& spec, const std::string& path)
-        : m_spec(spec),
-          m_path(path)
+        : m_spec(spec)
+        , m_path(path)
     {
     }
 
@@ -47,8 +47,9 @@ class SpecReader
         const double x = value->get<double>();
         if (x < lo || (openLow && x == lo) || x > hi)
         {
-            Fail(key, "must be in " + std::string(openLow ? "(" : "[") + std::to_string(lo) +
-                          ", " + std::to_string(hi) + "], got " + value->dump());
+            Fail(key,
+                 "must be in " + std::string(openLow ? "(" : "[") + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "], got " + value->dump());
         }
         return x;
     }
@@ -64,13 +65,14 @@ class SpecReader
         if (!value->is_number_integer() || value->get<int64_t>() < 0 ||
             value->get<uint64_t>() < lo || value->get<uint64_t>() > hi)
         {
-            Fail(key, "must be an integer in [" + std::to_string(lo) + ", " +
-                          std::to_string(hi) + "], got " + value->dump());
+            Fail(key,
+                 "must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "], got " + value->dump());
         }
         return value->get<uint64_t>();
     }
 
-    template <typename E>
+    template<typename E>
     std::optional<E> Choice(const std::string& key, const std::map<std::string, E>& names) const
     {
         const nlohmann::json* value = Find(key);

@@ -1,4 +1,5 @@
 #include "models/fl/edge-aggregator.h"
+
 #include "compression/codec-spec.h"
 
 #include <algorithm>

@@ -50,7 +50,7 @@ struct EdgeAggregatorConfig
     /// frames (downlinkCodec) and its aggregating children (episodic is set by the class).
     CoordinatorConfig tier;
     CodecSpec parentDownlinkCodec; ///< how the parent's model frames are encoded
-    CodecSpec uplinkCodec;              ///< its own update's codec
+    CodecSpec uplinkCodec;         ///< its own update's codec
 };
 
 /// What the aggregator asks of its ns-3 host besides a coordinator host's duties.

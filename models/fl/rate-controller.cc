@@ -35,8 +35,7 @@ RateController::Allowed(uint32_t round, size_t rungs) const
         {
             break;
         }
-        allowed = {std::min(window.minRung, rungs - 1),
-                   std::min(window.maxRung, rungs - 1)};
+        allowed = {std::min(window.minRung, rungs - 1), std::min(window.maxRung, rungs - 1)};
     }
     return allowed;
 }
@@ -157,8 +156,8 @@ RateController::Decide(const RoundInputs& in, size_t rungCount, const RungMeasur
     }
     else
     {
-        bandwidthRung = m_config.noHistory == NoHistory::MostFaithful ? allowed.first
-                                                                      : allowed.second;
+        bandwidthRung =
+            m_config.noHistory == NoHistory::MostFaithful ? allowed.first : allowed.second;
     }
     decision.rung = std::max(varianceRung, bandwidthRung);
     return decision;

@@ -3,8 +3,8 @@
 // decoded into the round's rule or discarded as late, and charged to the server's cores;
 // round-coordinator.cc runs the rounds themselves.
 
-#include "models/fl/round-coordinator.h"
 #include "compression/codec-spec.h"
+#include "models/fl/round-coordinator.h"
 
 #include <algorithm>
 

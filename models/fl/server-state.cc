@@ -1,4 +1,5 @@
 #include "models/fl/server-state.h"
+
 #include "compression/codec-spec.h"
 
 namespace fedran

@@ -32,10 +32,10 @@ struct UpdateSentRecord
     /// A two-exchange codec's reply to the server (frameBytes only; no training behind it).
     bool reply = false;
     // With an "adaptive" uplink (otherwise rung < 0 and the rest unset):
-    int rung = -1;             ///< ladder rung used; for a skip, -1 with skipped = true
-    bool skipped = false;      ///< lazy update: an empty frame instead of the update
-    double predictedBps = -1;  ///< the bandwidth prediction used (< 0: none)
-    double timeBudgetS = -1;   ///< the upload time budget used (< 0: none)
+    int rung = -1;            ///< ladder rung used; for a skip, -1 with skipped = true
+    bool skipped = false;     ///< lazy update: an empty frame instead of the update
+    double predictedBps = -1; ///< the bandwidth prediction used (< 0: none)
+    double timeBudgetS = -1;  ///< the upload time budget used (< 0: none)
     /// Frame bytes (header + payload) of the chosen rung's trial encoding, the size the
     /// controller judged it by (< 0: no rung sent). The trial is what is sent, so it equals
     /// frameBytes.

@@ -1,11 +1,10 @@
 #include "models/fl/update-frame.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <zlib.h>
 
 namespace fedran
 {
@@ -50,8 +49,8 @@ GetU16(const uint8_t* p)
 uint32_t
 GetU32(const uint8_t* p)
 {
-    return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8)
-         | (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+    return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+           (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
 }
 
 std::string
@@ -65,12 +64,12 @@ Hex(uint32_t value)
 bool
 IsKnownType(uint8_t type)
 {
-    return type == static_cast<uint8_t>(FrameType::GlobalModel)
-        || type == static_cast<uint8_t>(FrameType::ClientUpdate)
-        || type == static_cast<uint8_t>(FrameType::Join)
-        || type == static_cast<uint8_t>(FrameType::CodecState)
-        || type == static_cast<uint8_t>(FrameType::ClientReply)
-        || type == static_cast<uint8_t>(FrameType::ClientUpdatePart);
+    return type == static_cast<uint8_t>(FrameType::GlobalModel) ||
+           type == static_cast<uint8_t>(FrameType::ClientUpdate) ||
+           type == static_cast<uint8_t>(FrameType::Join) ||
+           type == static_cast<uint8_t>(FrameType::CodecState) ||
+           type == static_cast<uint8_t>(FrameType::ClientReply) ||
+           type == static_cast<uint8_t>(FrameType::ClientUpdatePart);
 }
 
 /// CRC-32 of header bytes 0..23 followed by the payload.
@@ -105,8 +104,8 @@ ParseHeader(const uint8_t* p, uint64_t frameOffset)
     }
     if (p[kVersionAt] != kFrameVersion)
     {
-        throw FrameError("unsupported frame version " + std::to_string(p[kVersionAt])
-                             + " (expected " + std::to_string(kFrameVersion) + ")",
+        throw FrameError("unsupported frame version " + std::to_string(p[kVersionAt]) +
+                             " (expected " + std::to_string(kFrameVersion) + ")",
                          frameOffset + kVersionAt);
     }
     if (!IsKnownType(p[kTypeAt]))
@@ -122,8 +121,8 @@ ParseHeader(const uint8_t* p, uint64_t frameOffset)
     header.length = GetU32(p + kLengthAt);
     if (header.length > kMaxFramePayload)
     {
-        throw FrameError("frame payload length " + std::to_string(header.length)
-                             + " exceeds the limit of " + std::to_string(kMaxFramePayload),
+        throw FrameError("frame payload length " + std::to_string(header.length) +
+                             " exceeds the limit of " + std::to_string(kMaxFramePayload),
                          frameOffset + kLengthAt);
     }
     return header;
@@ -145,8 +144,8 @@ FinishFrame(const FrameHeader& header, const uint8_t* p, uint64_t frameOffset, b
     }
     if (actual != expected)
     {
-        throw FrameError("frame CRC mismatch: header " + Hex(expected) + ", computed "
-                             + Hex(actual),
+        throw FrameError("frame CRC mismatch: header " + Hex(expected) + ", computed " +
+                             Hex(actual),
                          frameOffset + kCrcAt);
     }
     return Frame{header, std::vector<uint8_t>(payload, payload + header.length)};
@@ -183,13 +182,13 @@ EncodeFrame(FrameHeader header, std::span<const uint8_t> payload)
 {
     if (!IsKnownType(static_cast<uint8_t>(header.type)))
     {
-        throw std::invalid_argument("EncodeFrame: unknown frame type "
-                                    + std::to_string(static_cast<unsigned>(header.type)));
+        throw std::invalid_argument("EncodeFrame: unknown frame type " +
+                                    std::to_string(static_cast<unsigned>(header.type)));
     }
     if (payload.size() > kMaxFramePayload)
     {
-        throw std::invalid_argument("EncodeFrame: payload of " + std::to_string(payload.size())
-                                    + " bytes exceeds the frame limit");
+        throw std::invalid_argument("EncodeFrame: payload of " + std::to_string(payload.size()) +
+                                    " bytes exceeds the frame limit");
     }
     header.length = static_cast<uint32_t>(payload.size());
 
@@ -216,24 +215,24 @@ DecodeFrame(std::span<const uint8_t> bytes)
 {
     if (bytes.size() < kFrameHeaderSize)
     {
-        throw FrameError("truncated frame: " + std::to_string(bytes.size()) + " of "
-                             + std::to_string(kFrameHeaderSize) + " header bytes",
+        throw FrameError("truncated frame: " + std::to_string(bytes.size()) + " of " +
+                             std::to_string(kFrameHeaderSize) + " header bytes",
                          bytes.size());
     }
     const FrameHeader header = ParseHeader(bytes.data(), 0);
     const uint64_t frameSize = kFrameHeaderSize + uint64_t{header.length};
     if (bytes.size() < frameSize)
     {
-        throw FrameError("truncated frame: header announces " + std::to_string(header.length)
-                             + " payload bytes, " + std::to_string(bytes.size() - kFrameHeaderSize)
-                             + " present",
+        throw FrameError("truncated frame: header announces " + std::to_string(header.length) +
+                             " payload bytes, " + std::to_string(bytes.size() - kFrameHeaderSize) +
+                             " present",
                          bytes.size());
     }
     if (bytes.size() > frameSize)
     {
-        throw FrameError("wrong length: header announces " + std::to_string(header.length)
-                             + " payload bytes, " + std::to_string(bytes.size() - kFrameHeaderSize)
-                             + " present",
+        throw FrameError("wrong length: header announces " + std::to_string(header.length) +
+                             " payload bytes, " + std::to_string(bytes.size() - kFrameHeaderSize) +
+                             " present",
                          frameSize);
     }
     return FinishFrame(header, bytes.data(), 0, false);

@@ -123,7 +123,7 @@ class FrameReassembler
 
   private:
     std::vector<uint8_t> m_buffer;
-    size_t m_start = 0;        ///< first unconsumed byte of m_buffer
+    size_t m_start = 0;          ///< first unconsumed byte of m_buffer
     uint64_t m_streamOffset = 0; ///< stream offset of m_buffer[m_start]
 };
 

@@ -29,7 +29,7 @@ class CompletionQueue
 
     /// The earliest entry that `current(flow, version)` accepts, as (time, flow); ties go to
     /// the lower flow id. Entries it rejects are dropped on the way.
-    template <typename Current>
+    template<typename Current>
     std::optional<std::pair<double, uint32_t>> Next(Current current)
     {
         while (!m_heap.empty())

@@ -91,13 +91,13 @@ class FluidNetwork
         std::vector<FlowId> fixed; ///< fixed flows on it
         double load = 0.0;         ///< sum of rates now
         double fixedLoad = 0.0;
-        double carried = 0.0;      ///< bits until `since`
+        double carried = 0.0; ///< bits until `since`
         double fixedCarried = 0.0;
         double since = 0.0;
-        uint32_t mark = 0;         ///< epoch of the last component search that reached it
-        double residual = 0.0;     ///< progressive filling: capacity not yet given out
-        uint32_t unfrozen = 0;     ///< progressive filling: flows still rising
-        uint32_t version = 0;      ///< progressive filling: heap entries older are stale
+        uint32_t mark = 0;     ///< epoch of the last component search that reached it
+        double residual = 0.0; ///< progressive filling: capacity not yet given out
+        uint32_t unfrozen = 0; ///< progressive filling: flows still rising
+        uint32_t version = 0;  ///< progressive filling: heap entries older are stale
     };
 
     struct Flow

@@ -76,8 +76,8 @@ double RateCapBps(double rttS, double p, const TcpFlowSettings& tcp);
 
 struct SlowStartResult
 {
-    double idleS = 0.0;           ///< time the sender waits for ACKs beyond wire bits / rate
-    uint64_t cwndAfter = 0;       ///< the window, in segments, once the message is sent
+    double idleS = 0.0;     ///< time the sender waits for ACKs beyond wire bits / rate
+    uint64_t cwndAfter = 0; ///< the window, in segments, once the message is sent
 };
 
 /**

@@ -19,10 +19,10 @@ struct AttackConfig
     /// "" (honest), "sign_flip", "scaled", "gaussian", "random_sign", "zero", "label_flip",
     /// "alie", "ipm".
     std::string type;
-    double scale = 1.0;   ///< sign_flip: sends -scale x update; scaled: scale x update
-    double sigma = 1.0;   ///< gaussian: standard deviation of the noise sent
+    double scale = 1.0;      ///< sign_flip: sends -scale x update; scaled: scale x update
+    double sigma = 1.0;      ///< gaussian: standard deviation of the noise sent
     std::optional<double> z; ///< alie: mean - z std; unset: Baruch et al.'s z for the round
-    double epsilon = 0.1; ///< ipm: sends -epsilon x mean of the honest updates
+    double epsilon = 0.1;    ///< ipm: sends -epsilon x mean of the honest updates
     uint32_t startRound = 1; ///< the first round the client attacks in (honest before)
 
     bool Active(uint32_t round) const
@@ -44,9 +44,9 @@ struct RobustRuleConfig
     /// vote), "median", "trimmed_mean", "krum", "multi_krum", "geometric_median",
     /// "centered_clipping", "norm_bound".
     std::string type = "mean";
-    std::optional<double> beta;  ///< trimmed_mean: fraction trimmed at each end (unset: 0.1)
-    std::optional<uint32_t> f;   ///< krum, multi_krum: tolerated Byzantine updates
-    std::optional<uint32_t> m;   ///< multi_krum: updates averaged (unset: n - f)
+    std::optional<double> beta;    ///< trimmed_mean: fraction trimmed at each end (unset: 0.1)
+    std::optional<uint32_t> f;     ///< krum, multi_krum: tolerated Byzantine updates
+    std::optional<uint32_t> m;     ///< multi_krum: updates averaged (unset: n - f)
     std::optional<uint32_t> iters; ///< geometric_median (unset: 10), centered_clipping (1)
     std::optional<double> tau;     ///< centered_clipping: clipping radius (required)
     std::optional<double> maxNorm; ///< norm_bound: largest update norm kept (required)

@@ -20,9 +20,9 @@ CollusionRound::CollusionRound(uint32_t round,
                                std::vector<float> global,
                                std::vector<uint32_t> honest,
                                uint32_t selected)
-    : m_round(round),
-      m_honest(std::move(honest)),
-      m_global(std::move(global))
+    : m_round(round)
+    , m_honest(std::move(honest))
+    , m_global(std::move(global))
 {
     m_stats.honest = static_cast<uint32_t>(m_honest.size());
     m_stats.selected = selected;
@@ -95,11 +95,11 @@ CollusionOracle::BeginRound(uint32_t round,
     {
         return;
     }
-    m_rounds[round] = std::make_shared<const CollusionRound>(
-        round,
-        std::vector<float>(global.begin(), global.end()),
-        std::move(honest),
-        static_cast<uint32_t>(selected.size()));
+    m_rounds[round] =
+        std::make_shared<const CollusionRound>(round,
+                                               std::vector<float>(global.begin(), global.end()),
+                                               std::move(honest),
+                                               static_cast<uint32_t>(selected.size()));
 }
 
 std::shared_ptr<const CollusionRound>

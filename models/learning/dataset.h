@@ -12,9 +12,9 @@ namespace fedran
 /// A labelled dataset held in memory once and shared by every client (clients hold indices).
 struct Dataset
 {
-    uint32_t features = 0; ///< values per example (784 for 28x28 images)
-    uint32_t classes = 0;  ///< number of labels (max label + 1, or as the loader knows)
-    std::vector<float> x;  ///< row-major, Size() x features, scaled to [0, 1] for images
+    uint32_t features = 0;  ///< values per example (784 for 28x28 images)
+    uint32_t classes = 0;   ///< number of labels (max label + 1, or as the loader knows)
+    std::vector<float> x;   ///< row-major, Size() x features, scaled to [0, 1] for images
     std::vector<uint8_t> y; ///< one label per example
 
     size_t Size() const

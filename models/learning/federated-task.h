@@ -28,9 +28,9 @@ enum RngStream : uint64_t
     kServerExchangeStream = 4, ///< a two-exchange uplink codec's server-side draws
     kClientTrainStreamBase = 1ull << 32,
     kClientCodecStreamBase = 2ull << 32,
-    kComputeSpeedStreamBase = 3ull << 32, ///< + group index
-    kClientAttackStreamBase = 4ull << 32, ///< + client id: a Byzantine client's draws
-    kCollusionStreamBase = 5ull << 32,    ///< + client id: the collusion oracle's training
+    kComputeSpeedStreamBase = 3ull << 32,  ///< + group index
+    kClientAttackStreamBase = 4ull << 32,  ///< + client id: a Byzantine client's draws
+    kCollusionStreamBase = 5ull << 32,     ///< + client id: the collusion oracle's training
     kClientCorruptStreamBase = 6ull << 32, ///< + client id: faults.corrupt_uplink
     kClientCrashStreamBase = 7ull << 32,   ///< + client id: faults.crashes
     kEdgeCodecStreamBase = 8ull << 32,     ///< + 2 x hub index (+ 1 for its uplink codec)

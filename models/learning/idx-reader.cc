@@ -1,7 +1,5 @@
 #include "models/learning/idx-reader.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -10,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <vector>
+#include <zlib.h>
 
 namespace fedran
 {
@@ -59,8 +58,7 @@ class IdxStream
         while (done < n)
         {
             // gzread takes an unsigned length; stay well inside it.
-            const auto request =
-                static_cast<unsigned>(std::min<size_t>(n - done, 1u << 30));
+            const auto request = static_cast<unsigned>(std::min<size_t>(n - done, 1u << 30));
             const int got = gzread(m_file, out + done, request);
             if (got < 0)
             {
@@ -70,8 +68,8 @@ class IdxStream
             }
             if (got == 0)
             {
-                Fail(std::string("file truncated in ") + what + ": expected " +
-                         std::to_string(n) + " bytes, got " + std::to_string(done),
+                Fail(std::string("file truncated in ") + what + ": expected " + std::to_string(n) +
+                         " bytes, got " + std::to_string(done),
                      done);
             }
             done += static_cast<size_t>(got);
@@ -125,8 +123,8 @@ ExpectMagic(IdxStream& in, uint32_t expected, const char* kind)
     if (magic != expected)
     {
         // Report the offset of the magic number itself, not of the byte after it.
-        throw DataError("IDX file '" + in.Path() + "' at byte 0: bad magic number " +
-                        Hex(magic) + ", expected " + Hex(expected) + " (" + kind + ")");
+        throw DataError("IDX file '" + in.Path() + "' at byte 0: bad magic number " + Hex(magic) +
+                        ", expected " + Hex(expected) + " (" + kind + ")");
     }
 }
 
@@ -188,7 +186,8 @@ LoadIdx(const std::string& imagesPath, const std::string& labelsPath)
         images.ReadExact(chunk.data(), n, "the pixels");
         const size_t base = data.x.size();
         data.x.resize(base + n);
-        std::transform(chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n),
+        std::transform(chunk.begin(),
+                       chunk.begin() + static_cast<std::ptrdiff_t>(n),
                        data.x.begin() + static_cast<std::ptrdiff_t>(base),
                        [&scale](uint8_t v) { return scale[v]; });
         done += n;
@@ -213,8 +212,8 @@ FindIdxFile(const std::filesystem::path& dir, const std::string& name)
     {
         return gz.string();
     }
-    throw DataError("IDX folder '" + dir.string() + "' has neither '" + name + "' nor '" +
-                    name + ".gz'");
+    throw DataError("IDX folder '" + dir.string() + "' has neither '" + name + "' nor '" + name +
+                    ".gz'");
 }
 
 } // namespace

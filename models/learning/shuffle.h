@@ -13,7 +13,7 @@
 namespace fedran
 {
 
-template <typename T>
+template<typename T>
 void
 Shuffle(std::span<T> values, Rng& rng)
 {

@@ -11,9 +11,7 @@ constexpr LinkTypeTraits kLinkTypes[] = {
     {"p2p", "", false},
     {"microwave", "", false},
     {"trace", "", false},
-    {"lte",
-     "a UE does not route a network behind it; use p2p, microwave or trace",
-     true},
+    {"lte", "a UE does not route a network behind it; use p2p, microwave or trace", true},
 };
 
 // The transports: one line each (name, MessageTransport TypeId, traits).
@@ -25,7 +23,7 @@ constexpr TransportTraits kTransports[] = {
      "the flow model has one TCP: fair shares with slow start from the initial window"},
 };
 
-template <typename Traits, size_t N>
+template<typename Traits, size_t N>
 const Traits*
 Find(const Traits (&table)[N], std::string_view name)
 {
@@ -39,7 +37,7 @@ Find(const Traits (&table)[N], std::string_view name)
     return nullptr;
 }
 
-template <typename Traits, size_t N>
+template<typename Traits, size_t N>
 std::vector<std::string_view>
 Names(const Traits (&table)[N])
 {

@@ -3,19 +3,18 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
-
 #include <fcntl.h>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace fedran
 {
 
 CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
-    : m_path(path),
-      m_fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)),
-      m_columnNames(columns),
-      m_columns(columns.size())
+    : m_path(path)
+    , m_fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644))
+    , m_columnNames(columns)
+    , m_columns(columns.size())
 {
     if (m_fd < 0)
     {

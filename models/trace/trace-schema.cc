@@ -94,9 +94,8 @@ ParseTable(std::string_view text)
 bool
 IsUnsigned(std::string_view cell)
 {
-    return !cell.empty() && std::all_of(cell.begin(), cell.end(), [](char c) {
-        return c >= '0' && c <= '9';
-    });
+    return !cell.empty() &&
+           std::all_of(cell.begin(), cell.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 bool
@@ -183,14 +182,14 @@ TraceCellFits(const TraceColumn& column, std::string_view cell)
     }
     switch (column.type)
     {
-    case TraceType::Int:
-        return IsUnsigned(cell);
-    case TraceType::Float:
-        return IsNumber(cell);
-    case TraceType::Bool:
-        return cell == "0" || cell == "1";
-    case TraceType::String:
-        return true;
+        case TraceType::Int:
+            return IsUnsigned(cell);
+        case TraceType::Float:
+            return IsNumber(cell);
+        case TraceType::Bool:
+            return cell == "0" || cell == "1";
+        case TraceType::String:
+            return true;
     }
     return false;
 }

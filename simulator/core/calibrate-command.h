@@ -11,8 +11,8 @@ namespace fedran
 /// Options of `fedran calibrate`.
 struct CalibrateOptions
 {
-    std::string out;     ///< where to write the profile (written only once it is complete)
-    double scale = 1.0;  ///< multiplies the problem sizes (smaller: a quicker, rougher fit)
+    std::string out;    ///< where to write the profile (written only once it is complete)
+    double scale = 1.0; ///< multiplies the problem sizes (smaller: a quicker, rougher fit)
 };
 
 /**

@@ -7,8 +7,8 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -167,14 +167,13 @@ SingleRoundTrip(const CodecSpec& spec,
 /// state, first payload, the server's message, reply. The payload is the first payload
 /// followed by the reply; encode time is the client's work, decode time the server's.
 RoundTrip
-ExchangeRoundTrip(                  Codec& codec,
+ExchangeRoundTrip(Codec& codec,
                   const TensorLayout& layout,
                   const std::vector<float>& input,
                   uint64_t seed)
 {
     RoundTrip trip;
-    const std::unique_ptr<RoundExchange> server =
-        codec.MakeExchange(layout, seed);
+    const std::unique_ptr<RoundExchange> server = codec.MakeExchange(layout, seed);
     std::vector<uint8_t> state;
     std::vector<uint8_t> message;
     server->BeginRound(1, state);

@@ -11,9 +11,9 @@ namespace fedran
 /// Options of `fedran codec`: run one codec on a vector of float32 so it can be inspected.
 struct CodecCommandOptions
 {
-    std::string spec;                   ///< codec spec as JSON text, or @FILE
-    std::string input;                  ///< raw little-endian float32 (encode mode)
-    std::string shape;                  ///< "N" or "R,C"; default: one tensor of the input's size
+    std::string spec;  ///< codec spec as JSON text, or @FILE
+    std::string input; ///< raw little-endian float32 (encode mode)
+    std::string shape; ///< "N" or "R,C"; default: one tensor of the input's size
     uint64_t seed = 1;
     std::optional<std::string> payload; ///< encode: where to write it; decode: what to read
     std::optional<std::string> decoded; ///< where to write the decoded float32

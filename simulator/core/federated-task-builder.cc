@@ -1,7 +1,6 @@
 #include "simulator/core/federated-task-builder.h"
 
 #include "models/learning/collusion-oracle.h"
-
 #include "models/learning/idx-reader.h"
 #include "models/learning/partition.h"
 #include "models/learning/synthetic-data.h"
@@ -18,7 +17,7 @@ namespace
 
 /// Runs `step`, prefixing the JSON path to the library's error, which names only a file or a
 /// value: DataError stays a DataError, invalid settings become a ScenarioError.
-template <typename Step>
+template<typename Step>
 auto
 AtPath(const std::string& path, Step&& step)
 {
@@ -48,7 +47,8 @@ LoadData(const ScenarioConfig::Data& data)
 {
     if (data.dataset == "csv")
     {
-        return AtPath("data.csv", [&] { return LoadCsvPair(data.csvTrain, data.csvTest, data.csv); });
+        return AtPath("data.csv",
+                      [&] { return LoadCsvPair(data.csvTrain, data.csvTest, data.csv); });
     }
     return AtPath("data.path", [&] { return LoadIdxFolder(data.path); });
 }

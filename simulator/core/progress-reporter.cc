@@ -63,12 +63,12 @@ ProgressReporter::ProgressReporter(std::FILE* out,
                                    Mode mode,
                                    uint32_t totalRounds,
                                    double intervalS)
-    : m_out(out),
-      m_mode(mode),
-      m_totalRounds(totalRounds),
-      m_intervalS(intervalS),
-      m_start(Clock::now()),
-      m_lastLine(m_start)
+    : m_out(out)
+    , m_mode(mode)
+    , m_totalRounds(totalRounds)
+    , m_intervalS(intervalS)
+    , m_start(Clock::now())
+    , m_lastLine(m_start)
 {
 }
 
@@ -87,9 +87,8 @@ ProgressReporter::RoundEnded(const fedran::RoundRecord& record, const RunTotals&
         return;
     }
     const double elapsed = std::chrono::duration<double>(now - m_start).count();
-    const double eta = record.round == 0 || last
-                           ? 0.0
-                           : elapsed / record.round * (m_totalRounds - record.round);
+    const double eta =
+        record.round == 0 || last ? 0.0 : elapsed / record.round * (m_totalRounds - record.round);
     std::fprintf(m_out,
                  "%sround %u/%u  accuracy %.4f  sim %.1f s  uplink %s  total %s  %s %s%s",
                  m_mode == Mode::TERMINAL ? "\r" : "",

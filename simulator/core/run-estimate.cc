@@ -1,9 +1,8 @@
 #include "simulator/core/run-estimate.h"
 
-#include "models/link-config/link-types.h"
-
 #include "compression/codec-spec.h"
 #include "models/fl/update-frame.h"
+#include "models/link-config/link-types.h"
 #include "models/link-config/scenario-error.h"
 #include "simulator/core/cli-error.h"
 
@@ -312,16 +311,16 @@ EstimateRun(const ScenarioConfig& config,
     const uint64_t clients = config.TotalClients();
     // An error-feedback or dgc residual stays with every client between its rounds.
     const bool residual = config.uplinkCodec.KeepsState();
-    memory.clients = clients * kPerClientBytes +
-                     (residual ? static_cast<uint64_t>(double(clients) * model) : 0);
+    memory.clients =
+        clients * kPerClientBytes + (residual ? static_cast<uint64_t>(double(clients) * model) : 0);
     double sockets = 0.0;
     // A packet transport holds each frame in socket buffers too.
     if (const TransportTraits* transport = FindTransport(config.network.transport);
         transport != nullptr && transport->carriesPackets)
     {
-        sockets = kSocketFrameCopies *
-                  double(std::min<uint64_t>(uplinkBytes, kSocketBufferBytes) +
-                         std::min<uint64_t>(downlinkBytes, kSocketBufferBytes));
+        sockets =
+            kSocketFrameCopies * double(std::min<uint64_t>(uplinkBytes, kSocketBufferBytes) +
+                                        std::min<uint64_t>(downlinkBytes, kSocketBufferBytes));
     }
     memory.inFlight = static_cast<uint64_t>(double(config.server.clientsPerRound) *
                                             (kSelectedModelCopies * model + sockets));

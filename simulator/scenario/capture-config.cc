@@ -42,7 +42,8 @@ ReadCaptureOutputs(const nlohmann::json& output,
     const nlohmann::json& pcap = output.at("pcap");
     if (pcap.is_boolean())
     {
-        config.pcapLinks = pcap.get<bool>() ? AllDirections(clients, config.network.hubs) : std::vector<std::string>{};
+        config.pcapLinks = pcap.get<bool>() ? AllDirections(clients, config.network.hubs)
+                                            : std::vector<std::string>{};
         return;
     }
     // "core" and "client-<i>" stand for both directions of the link.

@@ -1,9 +1,8 @@
 // clients.groups[].compute (cores, codec_speed, profile) and server.compute: the devices
 // whose cost profiles put encoding, decoding, aggregation and evaluation on the clock.
-#include "simulator/scenario/config-readers.h"
-
 #include "compression/codec-spec.h"
 #include "models/link-config/input-file.h"
+#include "simulator/scenario/config-readers.h"
 
 #include <memory>
 

@@ -199,9 +199,10 @@ ReadHubs(const json& scenario, ScenarioConfig& config, std::vector<std::string>&
         const std::string& type = config.groups[g].backhaul.type;
         if (const LinkTypeTraits* link = FindLinkType(type); link && link->routesOwnClients)
         {
-            errors.push_back(path + ": the sites of a \"" + type + "\" group reach the "
-                                    "aggregation router through the link's own core network "
-                                    "(an LTE EPC) and cannot hang off a hub");
+            errors.push_back(path + ": the sites of a \"" + type +
+                             "\" group reach the "
+                             "aggregation router through the link's own core network "
+                             "(an LTE EPC) and cannot hang off a hub");
             continue;
         }
         config.groups[g].hubs = it->second;

@@ -77,22 +77,22 @@ FindTooDeep(const std::string& text, size_t limit)
         }
         switch (c)
         {
-        case '"':
-            inString = true;
-            break;
-        case '[':
-        case '{':
-            if (++depth > limit)
-            {
-                return i;
-            }
-            break;
-        case ']':
-        case '}':
-            depth -= depth > 0 ? 1 : 0;
-            break;
-        default:
-            break;
+            case '"':
+                inString = true;
+                break;
+            case '[':
+            case '{':
+                if (++depth > limit)
+                {
+                    return i;
+                }
+                break;
+            case ']':
+            case '}':
+                depth -= depth > 0 ? 1 : 0;
+                break;
+            default:
+                break;
         }
     }
     return std::nullopt;
@@ -122,8 +122,7 @@ ParseScenarioText(const std::string& text, const std::string& where)
         // 406: a number beyond the range of a double ("1e999").
         const std::string number = OverflowingNumber(e.what());
         const size_t at = number.empty() ? std::string::npos : text.find(number);
-        const std::string position =
-            at == std::string::npos ? "" : TextPositionOf(text, at) + ": ";
+        const std::string position = at == std::string::npos ? "" : TextPositionOf(text, at) + ": ";
         throw ScenarioError(where + ": " + position + "number " + number +
                             " is out of range (larger than a double can hold)");
     }

@@ -18,7 +18,7 @@ using nlohmann::json;
 CsvOptions::Header
 CsvHeader(const std::string& name)
 {
-    return name == "yes" ? CsvOptions::Header::Yes
+    return name == "yes"  ? CsvOptions::Header::Yes
            : name == "no" ? CsvOptions::Header::No
                           : CsvOptions::Header::Auto;
 }
@@ -145,7 +145,8 @@ ReadSchedule(const json& schedule, TrainingConfig& training, std::vector<std::st
     }
     if (schedule.contains("step_rounds"))
     {
-        training.lrStepRounds = ReadUint32(schedule.at("step_rounds"), path + ".step_rounds", errors);
+        training.lrStepRounds =
+            ReadUint32(schedule.at("step_rounds"), path + ".step_rounds", errors);
         if (!takesStepRounds)
         {
             errors.push_back(path + ".step_rounds: not a parameter of schedule \"" + type + "\"");

@@ -1,9 +1,8 @@
 // "--set a.b.0.c=VALUE": command-line changes to a scenario before it is validated, so that
 // sweeps don't need one file per point.
 
-#include "simulator/scenario/scenario.h"
-
 #include "simulator/scenario/json-text.h"
+#include "simulator/scenario/scenario.h"
 
 #include <string>
 #include <vector>

@@ -268,12 +268,14 @@ CheckTransport(const ScenarioConfig& config, std::vector<std::string>& errors)
     // A transport that moves no packets leaves nothing to capture.
     if (!transport->carriesPackets && !config.pcapLinks.empty())
     {
-        errors.push_back("output.pcap: " + name + " carries no packets; packet captures need a "
+        errors.push_back("output.pcap: " + name +
+                         " carries no packets; packet captures need a "
                          "transport that does (\"tcp\")");
     }
     if (!transport->carriesPackets && config.flowmon)
     {
-        errors.push_back("output.flowmon: " + name + " carries no packets; FlowMonitor needs a "
+        errors.push_back("output.flowmon: " + name +
+                         " carries no packets; FlowMonitor needs a "
                          "transport that does (\"tcp\")");
     }
     if (transport->fixedTcpBecause.empty())
@@ -285,8 +287,11 @@ CheckTransport(const ScenarioConfig& config, std::vector<std::string>& errors)
     const std::string why = std::string(transport->fixedTcpBecause);
     if (tcpConfig.congestionControl != "cubic")
     {
-        errors.push_back("network.tcp.congestion_control: " + name + " models no congestion "
-                         "control but fair sharing (" + why + "; use \"cubic\", the default, "
+        errors.push_back("network.tcp.congestion_control: " + name +
+                         " models no congestion "
+                         "control but fair sharing (" +
+                         why +
+                         "; use \"cubic\", the default, "
                          "or the \"tcp\" transport)");
     }
     if (!tcpConfig.delayedAck || !tcpConfig.sack)

@@ -7,17 +7,16 @@
 // maps it to exit status 2. ScenarioError, LinkConfig and the units of rates and times live
 // in models/link-config/, which the link models read too.
 
-#include "models/learning/byzantine-config.h"
+#include "compression/codec-spec.h"
 #include "models/fl/staleness.h"
+#include "models/learning/byzantine-config.h"
 #include "models/learning/client-sizes.h"
 #include "models/learning/compute-speed.h"
-#include "models/learning/federated-task.h"
 #include "models/learning/csv-reader.h"
+#include "models/learning/federated-task.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/server-optimizer.h"
 #include "models/link-config/link-config.h"
-
-#include "compression/codec-spec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -71,8 +70,8 @@ struct HubConfig
 {
     static constexpr int32_t kCore = -1; ///< parent: the aggregation router
 
-    std::string name;   ///< the hub's own name (a member's: "<family>-k")
-    std::string family; ///< the network.hubs entry's name
+    std::string name;       ///< the hub's own name (a member's: "<family>-k")
+    std::string family;     ///< the network.hubs entry's name
     int32_t parent = kCore; ///< index into Network::hubs, or kCore
     LinkConfig backhaul;    ///< the link to the parent; uplink is what the hub sends
     std::optional<AggregatorConfig> aggregator; ///< absent: the hub only routes
@@ -106,11 +105,11 @@ struct ScenarioConfig
 
     struct Data
     {
-        std::string dataset;   ///< "fashion-mnist" | "mnist" | "csv" | "synthetic"
-        std::string path;      ///< folder with the four IDX files (gzipped or not)
-        std::string csvTrain;  ///< csv: training file
-        std::string csvTest;   ///< csv: test file
-        CsvOptions csv;        ///< csv: label column, header, separator, scaling
+        std::string dataset;  ///< "fashion-mnist" | "mnist" | "csv" | "synthetic"
+        std::string path;     ///< folder with the four IDX files (gzipped or not)
+        std::string csvTrain; ///< csv: training file
+        std::string csvTest;  ///< csv: test file
+        CsvOptions csv;       ///< csv: label column, header, separator, scaling
 
         struct Synthetic
         {
@@ -140,8 +139,8 @@ struct ScenarioConfig
         uint32_t clientsPerRound = 0;
         double overSelect = 1.0; ///< select ceil(overSelect * clientsPerRound) each round
         double deadlineS = 60.0;
-        double joinWindowS = 1.0;   ///< clients connect at uniform instants in [0, this)
-        double joinTimeoutS = 30.0; ///< the first round starts by then at the latest
+        double joinWindowS = 1.0;        ///< clients connect at uniform instants in [0, this)
+        double joinTimeoutS = 30.0;      ///< the first round starts by then at the latest
         ServerOptimizerConfig optimizer; ///< "aggregation" and the server_* settings
         RobustRuleConfig robust;         ///< server.robust (absent: type "mean")
         bool async = false;              ///< server.mode "async"
@@ -155,11 +154,11 @@ struct ScenarioConfig
     {
         uint64_t coreRateBps = 0;
         double coreDelayS = 0.0;
-        std::string coreQueue = "fifo";  ///< network.core.queue.discipline
-        uint32_t coreQueuePackets = 100; ///< network.core.queue.packets
+        std::string coreQueue = "fifo";    ///< network.core.queue.discipline
+        uint32_t coreQueuePackets = 100;   ///< network.core.queue.packets
         std::string routerQueue = "fifo";  ///< network.router.queue.discipline
         uint32_t routerQueuePackets = 100; ///< network.router.queue.packets
-        std::string transport; ///< "tcp"
+        std::string transport;             ///< "tcp"
         /// network.tcp: TCP on every host (ConfigureBackhaulTcp).
         struct Tcp
         {

@@ -225,8 +225,8 @@ SchemaValidator::CheckOneOf(nlohmann::json& node,
         const json* value = property != nullptr ? Keyword(*property, "const") : nullptr;
         if (value == nullptr)
         {
-            throw ScenarioError("scenario schema: a oneOf branch at " + path +
-                                " has no const \"" + key + "\"");
+            throw ScenarioError("scenario schema: a oneOf branch at " + path + " has no const \"" +
+                                key + "\"");
         }
         branches.emplace_back(*value, &branch);
         if (Keyword(*property, "default") != nullptr)

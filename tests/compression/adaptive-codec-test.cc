@@ -46,18 +46,33 @@ class Adaptive
 {
   public:
     explicit Adaptive(std::unique_ptr<Codec> codec)
-        : m_codec(std::move(codec)),
-          m_ladder(m_codec->Ladder())
+        : m_codec(std::move(codec))
+        , m_ladder(m_codec->Ladder())
     {
         EXPECT_NE(m_ladder, nullptr);
     }
 
-    size_t RungCount() const { return m_ladder->RungCount(); }
-    void SelectRung(size_t rung) { m_ladder->SelectRung(rung); }
-    size_t SelectedRung() const { return m_ladder->SelectedRung(); }
-    std::string RungName(size_t rung) const { return m_ladder->RungName(rung); }
-    RungProfile Trial(const TensorLayout& layout, size_t rung, std::span<const float> update,
-                      const Rng& rng, bool error = true)
+    size_t RungCount() const
+    {
+        return m_ladder->RungCount();
+    }
+    void SelectRung(size_t rung)
+    {
+        m_ladder->SelectRung(rung);
+    }
+    size_t SelectedRung() const
+    {
+        return m_ladder->SelectedRung();
+    }
+    std::string RungName(size_t rung) const
+    {
+        return m_ladder->RungName(rung);
+    }
+    RungProfile Trial(const TensorLayout& layout,
+                      size_t rung,
+                      std::span<const float> update,
+                      const Rng& rng,
+                      bool error = true)
     {
         return m_ladder->Trial(layout, rung, update, rng, error, nullptr);
     }
@@ -65,10 +80,21 @@ class Adaptive
     {
         m_ladder->Commit(rung, out, rng);
     }
-    void DiscardTrials() { m_ladder->DiscardTrials(); }
-    bool ReusesOnSkip() const { return m_ladder->ReusesOnSkip(); }
-    void BeginRound(uint32_t round) { m_codec->BeginRound(round); }
-    void Encode(const TensorLayout& layout, std::span<const float> update, Rng& rng,
+    void DiscardTrials()
+    {
+        m_ladder->DiscardTrials();
+    }
+    bool ReusesOnSkip() const
+    {
+        return m_ladder->ReusesOnSkip();
+    }
+    void BeginRound(uint32_t round)
+    {
+        m_codec->BeginRound(round);
+    }
+    void Encode(const TensorLayout& layout,
+                std::span<const float> update,
+                Rng& rng,
                 std::vector<uint8_t>& out)
     {
         m_codec->Encode(layout, update, rng, out);
@@ -84,7 +110,10 @@ class Adaptive
         EXPECT_NE(arrival, Arrival::Update);
         return arrival == Arrival::SkipReuse;
     }
-    Codec& AsCodec() { return *m_codec; }
+    Codec& AsCodec()
+    {
+        return *m_codec;
+    }
 
   private:
     std::unique_ptr<Codec> m_codec;
@@ -233,7 +262,8 @@ TEST(AdaptiveCodecTest, AWarmupRungsTrialIsEachRoundsSize)
     EXPECT_GT(sizes[0], 4 * sizes[2]);
     EXPECT_GT(sizes[1], sizes[2]);
     EXPECT_GT(sizes[2], sizes[3]);
-    EXPECT_NEAR(double(sizes[4]), double(sizes[3]), 4.0) << "0.39% < 1%: the final ratio from round 4 on";
+    EXPECT_NEAR(double(sizes[4]), double(sizes[3]), 4.0)
+        << "0.39% < 1%: the final ratio from round 4 on";
 }
 
 TEST(AdaptiveCodecTest, ResidualOfAnInactiveRungStaysFrozen)

@@ -36,10 +36,19 @@ Make(const std::string& type)
 TEST(MakeCodec, KnowsEveryNameWithStableIds)
 {
     // Wire ids are written into frames: they never change.
-    const std::vector<std::pair<std::string, uint16_t>> expected = {
-        {"none", 1},   {"fp16", 2},          {"top_k", 10},          {"random_k", 11},
-        {"threshold", 12}, {"quantization", 20}, {"qsgd", 21},    {"sign", 22},
-        {"error_feedback", 30}, {"clipped", 31}, {"dgc", 32}, {"power_sgd", 40}, {"adaptive", 41}};
+    const std::vector<std::pair<std::string, uint16_t>> expected = {{"none", 1},
+                                                                    {"fp16", 2},
+                                                                    {"top_k", 10},
+                                                                    {"random_k", 11},
+                                                                    {"threshold", 12},
+                                                                    {"quantization", 20},
+                                                                    {"qsgd", 21},
+                                                                    {"sign", 22},
+                                                                    {"error_feedback", 30},
+                                                                    {"clipped", 31},
+                                                                    {"dgc", 32},
+                                                                    {"power_sgd", 40},
+                                                                    {"adaptive", 41}};
     std::vector<std::string> names;
     for (const auto& [name, id] : expected)
     {
@@ -67,9 +76,10 @@ ConfigError(const nlohmann::json& spec)
 TEST(MakeCodec, ErrorsNameTheJsonPath)
 {
     using nlohmann::json;
-    EXPECT_EQ(ConfigError({{"type", "zip"}}),
-              "compression.uplink.type: unknown codec 'zip' (known: none, fp16, top_k, random_k, "
-              "threshold, quantization, qsgd, sign, error_feedback, clipped, dgc, power_sgd, adaptive)");
+    EXPECT_EQ(
+        ConfigError({{"type", "zip"}}),
+        "compression.uplink.type: unknown codec 'zip' (known: none, fp16, top_k, random_k, "
+        "threshold, quantization, qsgd, sign, error_feedback, clipped, dgc, power_sgd, adaptive)");
     EXPECT_EQ(ConfigError({{"type", "fp16"}, {"ratio", 0.1}}),
               "compression.uplink.ratio: unknown key for codec 'fp16'");
     EXPECT_EQ(ConfigError({{"kind", "none"}}).rfind("compression.uplink.type: missing", 0), 0u);

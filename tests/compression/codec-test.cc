@@ -190,8 +190,8 @@ TEST(Fp16Codec, RoundTripWithinHalfPrecision)
 TEST(Fp16Codec, OverflowBecomesInfinityAndSpecialsSurvive)
 {
     const TensorLayout layout({{"x", {7}}});
-    const std::vector<float> update
-        = {65504.0f, 65520.0f, -1e6f, -0.0f, std::nanf(""), INFINITY, 1e-9f};
+    const std::vector<float> update =
+        {65504.0f, 65520.0f, -1e6f, -0.0f, std::nanf(""), INFINITY, 1e-9f};
     auto codec = Make("fp16");
     std::vector<float> decoded(update.size());
     codec->Decode(layout, Encode(*codec, layout, update), decoded);

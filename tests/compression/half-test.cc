@@ -27,8 +27,8 @@ ReferenceHalfValue(uint16_t h)
 {
     const int exponent = (h >> 10) & 0x1F;
     const int fraction = h & 0x3FF;
-    const double magnitude
-        = exponent == 0 ? std::ldexp(fraction, -24) : std::ldexp(1024 + fraction, exponent - 25);
+    const double magnitude =
+        exponent == 0 ? std::ldexp(fraction, -24) : std::ldexp(1024 + fraction, exponent - 25);
     return (h & 0x8000u) ? -magnitude : magnitude;
 }
 

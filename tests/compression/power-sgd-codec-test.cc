@@ -247,7 +247,7 @@ TEST(PowerSgdCodec, PayloadSizesFollowTheRank)
     const uint32_t r = 2;
     Federation federation(Spec(r), layout, 1);
     const Round first = federation.Run({Gaussian(layout.TotalSize(), 3)}, {10});
-    EXPECT_EQ(first.state.size(), kHeader + 8u);                   // a seed
+    EXPECT_EQ(first.state.size(), kHeader + 8u);                       // a seed
     EXPECT_EQ(first.firsts[0].size(), kHeader + 4u * (8 * r + 8 + 9)); // P, bias, small
     EXPECT_EQ(first.message.size(), kHeader + 4u * 8 * r);             // P_hat
     EXPECT_EQ(first.replies[0].size(), kHeader + 4u * 75 * r);         // Q
@@ -415,9 +415,9 @@ TEST(PowerSgdCodec, RejectsBadConfigurationsNamingTheKey)
     EXPECT_NE(error({{"type", "power_sgd"}, {"rank", 0}}).find("compression.uplink.rank"),
               std::string::npos);
     EXPECT_NE(error({{"type", "power_sgd"}, {"rank", 65}}).find("rank"), std::string::npos);
-    EXPECT_NE(error({{"type", "power_sgd"}, {"min_compression_rate", 0.5}})
-                  .find("min_compression_rate"),
-              std::string::npos);
+    EXPECT_NE(
+        error({{"type", "power_sgd"}, {"min_compression_rate", 0.5}}).find("min_compression_rate"),
+        std::string::npos);
     EXPECT_NE(error({{"type", "power_sgd"}, {"warm_start", "yes"}}).find("warm_start"),
               std::string::npos);
     EXPECT_NE(error({{"type", "power_sgd"}, {"ranks", 2}}).find("ranks"), std::string::npos);
@@ -487,9 +487,8 @@ TEST(PowerSgdCodec, ParsersRejectMalformedMessages)
     };
 
     auto client = MakeCodec(Spec(2), "u");
-    expectRejected(good.state, [&](const std::vector<uint8_t>& p) {
-        client->AcceptRoundState(layout, p);
-    });
+    expectRejected(good.state,
+                   [&](const std::vector<uint8_t>& p) { client->AcceptRoundState(layout, p); });
     EXPECT_THROW(client->AcceptRoundState(other, good.state), DecodeError);
     std::vector<uint8_t> badMode = good.state;
     badMode[10] = 7;
@@ -498,9 +497,8 @@ TEST(PowerSgdCodec, ParsersRejectMalformedMessages)
     auto exchange = client->MakeExchange(layout, 5);
     std::vector<uint8_t> state;
     exchange->BeginRound(1, state);
-    expectRejected(good.firsts[0], [&](const std::vector<uint8_t>& p) {
-        exchange->AddFirst(p, 1.0);
-    });
+    expectRejected(good.firsts[0],
+                   [&](const std::vector<uint8_t>& p) { exchange->AddFirst(p, 1.0); });
     client->AcceptRoundState(layout, state);
     std::vector<uint8_t> first;
     Rng rng;
@@ -514,9 +512,8 @@ TEST(PowerSgdCodec, ParsersRejectMalformedMessages)
         std::vector<uint8_t> out;
         client->EncodeReply(layout, p, out);
     });
-    expectRejected(good.replies[0], [&](const std::vector<uint8_t>& p) {
-        exchange->AddReply(p, 1.0);
-    });
+    expectRejected(good.replies[0],
+                   [&](const std::vector<uint8_t>& p) { exchange->AddReply(p, 1.0); });
     EXPECT_EQ(exchange->Count(), 0u);
     std::vector<uint8_t> reply;
     client->EncodeReply(layout, message, reply);

@@ -132,8 +132,7 @@ TEST(QsgdCodec, HandMadeStreamHasTheDocumentedBits)
     const auto payload = EncodeWithSeed(*codec, layout, {3.0f, -4.0f, 0.0f, 0.0f}, 1);
     // s, bucket, norm 5, 14 bits of codes (u16), then
     // gamma(4) = 001 00, sign 0 | gamma(5) = 001 10, sign 1 | gamma(1) = 1 | 1
-    const std::vector<uint8_t> body = {
-        5, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0xA0, 0x40, 14, 0, 0x04, 0x3B};
+    const std::vector<uint8_t> body = {5, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0xA0, 0x40, 14, 0, 0x04, 0x3B};
     ASSERT_EQ(payload.size(), 8 + body.size());
     EXPECT_EQ(std::vector<uint8_t>(payload.begin() + 8, payload.end()), body);
     EXPECT_EQ(DecodeAll(*codec, layout, payload), (std::vector<float>{3.0f, -4.0f, 0.0f, 0.0f}));
@@ -244,7 +243,8 @@ TEST(QsgdCodec, BucketBoundariesAndLengthWidths)
     const auto x = NormalUpdate(2100, 43);
     for (const uint32_t bucket : {1u, 64u, 512u, 1000u})
     {
-        for (const size_t d : {size_t{bucket} - 1, size_t{bucket}, size_t{bucket} + 1, 2 * size_t{bucket}})
+        for (const size_t d :
+             {size_t{bucket} - 1, size_t{bucket}, size_t{bucket} + 1, 2 * size_t{bucket}})
         {
             if (d == 0)
             {
@@ -262,8 +262,10 @@ TEST(QsgdCodec, BucketBoundariesAndLengthWidths)
     // Bucket lengths widen to 4 bytes past 65535 bits (bucket x Lmax; Lmax = 10 at s = 16) and
     // to 8 past 2^32 - 1.
     const TensorLayout layout({{"v", {2100}}});
-    for (const auto& [bucket, width] : {std::pair{6553u, 2u}, std::pair{6554u, 4u},
-                                       std::pair{429496729u, 4u}, std::pair{429496730u, 8u}})
+    for (const auto& [bucket, width] : {std::pair{6553u, 2u},
+                                        std::pair{6554u, 4u},
+                                        std::pair{429496729u, 4u},
+                                        std::pair{429496730u, 8u}})
     {
         auto codec = Qsgd(16, bucket);
         const auto payload = EncodeWithSeed(*codec, layout, x, 3);

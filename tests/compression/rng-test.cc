@@ -162,9 +162,7 @@ TEST(Rng, NormalHasZeroMeanAndUnitVariance)
 {
     Rng rng(99, 1);
     const int n = 400000;
-    const Moments m = Sample(n, [&] {
-        return rng.Normal();
-    });
+    const Moments m = Sample(n, [&] { return rng.Normal(); });
     EXPECT_NEAR(m.mean, 0.0, 5.0 / std::sqrt(n));
     EXPECT_NEAR(m.variance, 1.0, 5.0 * std::sqrt(2.0 / n));
 }

@@ -1,10 +1,10 @@
 // From scenario keys to the FederatedTask the applications share: every data, partition,
 // model and training key reaches the library, and bad data names its JSON path.
 
+#include "../sim/sim-test-util.h"
 #include "models/learning/dataset.h"
 #include "simulator/core/federated-task-builder.h"
 #include "simulator/scenario/scenario.h"
-#include "../sim/sim-test-util.h"
 
 #include <gtest/gtest.h>
 
@@ -32,7 +32,7 @@ Build(uint32_t clients, const json& patch)
 }
 
 /// The message of the exception of type E that `action` throws.
-template <typename E>
+template<typename E>
 std::string
 MessageOf(const std::function<void()>& action)
 {
@@ -94,7 +94,8 @@ TEST(TaskBuilder, ModelIsBuiltFromTheModelObject)
 
 TEST(TaskBuilder, ShardsGiveEachClientFewLabels)
 {
-    auto task = Build(20, {{"data", {{"partition", {{"type", "shards"}, {"shards_per_client", 2}}}}}});
+    auto task =
+        Build(20, {{"data", {{"partition", {{"type", "shards"}, {"shards_per_client", 2}}}}}});
     ASSERT_EQ(task->partition.size(), 20u);
     EXPECT_EQ(Total(task->partition), 60000u);
     for (const auto& rows : task->partition)
@@ -111,11 +112,11 @@ TEST(TaskBuilder, ShardsGiveEachClientFewLabels)
 
 TEST(TaskBuilder, LognormalSizesSkewTheClients)
 {
-    auto task = Build(
-        20,
-        {{"data",
-          {{"partition",
-            {{"min_samples", 200}, {"sizes", {{"type", "lognormal"}, {"sigma", 1.0}}}}}}}});
+    auto task =
+        Build(20,
+              {{"data",
+                {{"partition",
+                  {{"min_samples", 200}, {"sizes", {{"type", "lognormal"}, {"sigma", 1.0}}}}}}}});
     EXPECT_EQ(Total(task->partition), 60000u);
     size_t smallest = SIZE_MAX;
     size_t largest = 0;
@@ -196,13 +197,12 @@ TEST(TaskBuilder, SyntheticDataComesSplitAmongTheClients)
 
 TEST(TaskBuilder, DataProblemsNameTheirJsonPath)
 {
-    const std::string missing =
-        MessageOf<DataError>([] {
-            Build(2,
-                  {{"data",
-                    {{"dataset", "csv"},
-                     {"csv", {{"train", "/nonexistent/a.csv"}, {"test", "/nonexistent/b.csv"}}}}}});
-        });
+    const std::string missing = MessageOf<DataError>([] {
+        Build(2,
+              {{"data",
+                {{"dataset", "csv"},
+                 {"csv", {{"train", "/nonexistent/a.csv"}, {"test", "/nonexistent/b.csv"}}}}}});
+    });
     EXPECT_EQ(missing.rfind("data.csv: ", 0), 0u) << missing;
     EXPECT_NE(missing.find("/nonexistent/a.csv"), std::string::npos) << missing;
 

@@ -24,8 +24,8 @@ class StrideCodec : public RegisteredCodec
 {
   public:
     StrideCodec(const CodecArgs& args, uint32_t stride)
-        : RegisteredCodec(args),
-          m_stride(stride)
+        : RegisteredCodec(args)
+        , m_stride(stride)
     {
     }
 
@@ -97,7 +97,8 @@ TEST(ExtensionCodec, OneFileAndOneLineMakeACodecEveryLayerCanUse)
         CodecSpec::Parse({{"type", "test_stride"}, {"stride", 3}}, "compression.uplink");
     EXPECT_EQ(spec.Type(), "test_stride");
     EXPECT_EQ(spec.WireId(), 9001);
-    EXPECT_EQ(spec.UnsplittableBecause(), "its elements are chosen by position in the whole update");
+    EXPECT_EQ(spec.UnsplittableBecause(),
+              "its elements are chosen by position in the whole update");
     EXPECT_FALSE(spec.KeepsState());
 
     const TensorLayout layout({{"w", {7}}});

@@ -81,8 +81,8 @@ TEST(ExtensionRule, OneFileAndOneLineMakeARuleTheServerCanUse)
     config.type = "test_first";
     const CodecSpec none = CodecSpec::Parse({{"type", "none"}}, "compression.uplink");
     EXPECT_NO_THROW(CheckRobustRule(config, none, 3));
-    const CodecSpec vote =
-        CodecSpec::Parse({{"type", "sign"}, {"aggregation", "majority_vote"}}, "compression.uplink");
+    const CodecSpec vote = CodecSpec::Parse({{"type", "sign"}, {"aggregation", "majority_vote"}},
+                                            "compression.uplink");
     EXPECT_THROW(CheckRobustRule(config, vote, 3), RuleConfigError);
 
     // ... and built the way the server builds its rule.

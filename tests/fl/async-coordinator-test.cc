@@ -2,10 +2,9 @@
 // formulas say, concurrency kept, buffering, and max_staleness, driven by a fake host and real
 // client sessions.
 
-#include "models/fl/async-coordinator.h"
 #include "compression/codec-spec.h"
-
 #include "fl-test-util.h"
+#include "models/fl/async-coordinator.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,8 @@
 // Byzantine attacks (models/fl/byzantine-attack.h, ClientSession): what each sends, that an
 // attacker's frame is as large as an honest one for every codec, and the collusion oracle.
 
-#include "fl-test-util.h"
 #include "compression/codec-spec.h"
-
+#include "fl-test-util.h"
 #include "models/fl/byzantine-attack.h"
 
 #include <gtest/gtest.h>
@@ -91,7 +90,7 @@ TEST(ByzantineAttack, EachTypeSendsWhatItSays)
 TEST(ByzantineAttack, AlieZFollowsThePaper)
 {
     // s = floor(n/2 + 1) - f, z = Phi^-1((n - s) / n).
-    EXPECT_NEAR(AlieZ(10, 3), 0.5244005, 1e-6); // s = 3, Phi^-1(0.7)
+    EXPECT_NEAR(AlieZ(10, 3), 0.5244005, 1e-6);  // s = 3, Phi^-1(0.7)
     EXPECT_NEAR(AlieZ(50, 12), 0.5828415, 1e-6); // s = 14, Phi^-1(0.72)
     EXPECT_NEAR(AlieZ(10, 4), 0.8416212, 1e-6);  // s = 2, Phi^-1(0.8)
     EXPECT_EQ(AlieZ(10, 1), 0.0);                // s = 5: the mean itself
@@ -115,8 +114,8 @@ const char* const kCodecs[] = {
     R"({"type": "clipped", "base": {"type": "none"}, "clip_value": 0.05})",
 };
 
-const char* const kAttacks[] = {"sign_flip", "scaled", "gaussian", "random_sign", "zero",
-                                "label_flip", "alie", "ipm"};
+const char* const kAttacks[] =
+    {"sign_flip", "scaled", "gaussian", "random_sign", "zero", "label_flip", "alie", "ipm"};
 
 TEST(ByzantineAttack, AttackersFramesAreAsLargeAsHonestOnesForEveryCodec)
 {
@@ -163,8 +162,7 @@ TEST(ByzantineAttack, AttackersFramesAreAsLargeAsHonestOnesForEveryCodec)
             auto decoder = MakeCodec(uplink, "u");
             decoder->BeginRound(1);
             std::vector<float> decoded(global.size());
-            EXPECT_NO_THROW(
-                decoder->DecodeUpdate(task->model->Layout(), attacker.payload, decoded))
+            EXPECT_NO_THROW(decoder->DecodeUpdate(task->model->Layout(), attacker.payload, decoded))
                 << what;
             const std::string kind = uplink["type"];
             const std::string base = uplink.contains("base") ? uplink["base"]["type"] : "";
@@ -178,7 +176,8 @@ TEST(ByzantineAttack, AttackersFramesAreAsLargeAsHonestOnesForEveryCodec)
             else if (indexCoded)
             {
                 // The same k coordinates; only the index gaps' varint lengths differ.
-                EXPECT_NEAR(double(frames[3].size()), double(frames[0].size()),
+                EXPECT_NEAR(double(frames[3].size()),
+                            double(frames[0].size()),
                             0.05 * double(frames[0].size()))
                     << what;
             }
@@ -211,9 +210,9 @@ TEST(ByzantineAttack, CollusionOracleIsDeterministicAndSeesOnlyHonestClients)
     EXPECT_EQ(sa.honest, 2u);
     EXPECT_EQ(sa.selected, 3u);
     EXPECT_EQ(sa.attackers, 1u);
-    EXPECT_GT(std::sqrt(std::inner_product(sa.stddev.begin(), sa.stddev.end(),
-                                           sa.stddev.begin(), 0.0)),
-              0.0);
+    EXPECT_GT(
+        std::sqrt(std::inner_product(sa.stddev.begin(), sa.stddev.end(), sa.stddev.begin(), 0.0)),
+        0.0);
     // No colluder selected: nothing kept.
     a.BeginRound(2, global, {0, 1}, task->attacks);
     EXPECT_EQ(a.Round(2), nullptr);

@@ -1,9 +1,8 @@
 // A client's side without ns-3: its join, what it accepts from the server, training and
 // encoding, the two-exchange state, and what it measures of its uploads.
 
-#include "fl-test-util.h"
 #include "compression/codec-spec.h"
-
+#include "fl-test-util.h"
 #include "models/learning/gradient-spread.h"
 
 #include <gtest/gtest.h>
@@ -77,8 +76,7 @@ TEST(ClientSession, TrainsFromTheModelItReceivedAndEncodesARealUpdate)
     std::vector<float> w(task->model->Layout().TotalSize(), 0.0f);
     session.AcceptModel(ModelFrame(*task, 0, 1, w));
     // 36 training examples of 40 (10% held out), one epoch, at 100 examples/s.
-    EXPECT_DOUBLE_EQ(session.ComputeSeconds(),
-                     double(task->partition[0].size()) / 100.0);
+    EXPECT_DOUBLE_EQ(session.ComputeSeconds(), double(task->partition[0].size()) / 100.0);
     EncodedUpdate update = session.TrainAndEncode(1);
     const Frame frame = DecodeFrame(update.frame);
     EXPECT_EQ(frame.header.type, FrameType::ClientUpdate);
@@ -265,8 +263,7 @@ TEST(ClientSession, VarianceRuleReadsTheGradientSpreadAtTheStartModel)
     std::vector<float> w(task->model->Layout().TotalSize(), 0.0f);
     session.AcceptModel(ModelFrame(*task, 0, 1, w));
     // 4 extra minibatches of 8 at training's speed.
-    EXPECT_DOUBLE_EQ(session.ComputeSeconds(),
-                     double(task->partition[0].size() + 4 * 8) / 100.0);
+    EXPECT_DOUBLE_EQ(session.ComputeSeconds(), double(task->partition[0].size() + 4 * 8) / 100.0);
     session.PrepareRound(1, 1000, 0.01, session.ComputeSeconds());
     const EncodedUpdate update = session.TrainAndEncode(1);
     Rng rng(task->seed, kClientSpreadStreamBase + 0);

@@ -2,10 +2,9 @@
 // codec speed, the server's decode queue over its cores, the round closing after the last
 // fold plus aggregation and evaluation, and the cost profile's format.
 
-#include "fl-test-util.h"
 #include "compression/codec-spec.h"
-
 #include "compression/cost-model.h"
+#include "fl-test-util.h"
 #include "models/fl/server-clock.h"
 
 #include <gtest/gtest.h>
@@ -347,8 +346,13 @@ TEST(ComputeCost, ReferenceProfileRoundTripsAndNamesItsMachine)
     EXPECT_EQ(again.ToJson(), reference.ToJson());
     // Costs that take time at all on the reference machine, every robust rule's included.
     EXPECT_GT(reference.Codec("top_k").encode.perElementS, 0.0);
-    for (const char* rule : {"median", "trimmed_mean", "krum", "multi_krum", "geometric_median",
-                             "centered_clipping", "norm_bound"})
+    for (const char* rule : {"median",
+                             "trimmed_mean",
+                             "krum",
+                             "multi_krum",
+                             "geometric_median",
+                             "centered_clipping",
+                             "norm_bound"})
     {
         ASSERT_TRUE(reference.ruleWorkS.count(rule)) << rule;
         EXPECT_GT(reference.ruleWorkS.at(rule), 0.0) << rule;

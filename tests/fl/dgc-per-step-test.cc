@@ -22,8 +22,8 @@
 // x_t - lr * mean(sent) to float rounding (the server sums in double, rounds the mean to
 // float and adds it: within 2 float ulps of the largest of |x_i|, the mean and the result).
 
-#include "fl-test-util.h"
 #include "compression/codec-spec.h"
+#include "fl-test-util.h"
 #include "models/learning/shuffle.h"
 
 #include <gtest/gtest.h>
@@ -325,8 +325,7 @@ TEST(DgcPerStep, TheDirectImplementationCanTellADifference)
     session.AcceptModel(host.Take(0));
     const Frame frame = DecodeFrame(session.TrainAndEncode(1).frame);
     std::vector<float> decoded(d);
-    MakeCodec(task->uplinkCodec)
-        ->Decode(task->model->Layout(), frame.payload, decoded);
+    MakeCodec(task->uplinkCodec)->Decode(task->model->Layout(), frame.payload, decoded);
     EXPECT_NE(std::memcmp(decoded.data(), direct.sent[0].data(), d * sizeof(float)), 0);
 }
 

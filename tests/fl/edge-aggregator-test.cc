@@ -3,8 +3,8 @@
 // (edge model - received model, weighted by the subtree's samples); with one edge round of
 // every child that update is what a flat server round would have moved the model by.
 
-#include "fl-test-util.h"
 #include "compression/codec-spec.h"
+#include "fl-test-util.h"
 #include "models/fl/edge-aggregator.h"
 
 #include <gtest/gtest.h>

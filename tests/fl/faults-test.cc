@@ -2,9 +2,8 @@
 // update frames caught by the CRC check and dropped as `corrupt` with the client selectable
 // again, and crashes that cost a site its codec state.
 
-#include "models/fl/async-coordinator.h"
-
 #include "fl-test-util.h"
+#include "models/fl/async-coordinator.h"
 
 #include <gtest/gtest.h>
 
@@ -251,7 +250,8 @@ TEST(Faults, ACrashLosesTheErrorFeedbackResidualAndNothingElse)
     // the second update no longer carries the first round's residual.
     const json none = {{"type", "none"}};
     EXPECT_EQ(SecondRoundPayload(none, false), SecondRoundPayload(none, true));
-    const json feedback = {{"type", "error_feedback"}, {"base", {{"type", "top_k"}, {"ratio", 0.1}}}};
+    const json feedback = {{"type", "error_feedback"},
+                           {"base", {{"type", "top_k"}, {"ratio", 0.1}}}};
     EXPECT_NE(SecondRoundPayload(feedback, false), SecondRoundPayload(feedback, true));
 }
 

@@ -60,8 +60,8 @@ MakeTinyTask(uint32_t clients,
 class FakeHost : public CoordinatorHost
 {
   public:
-    int64_t now = 0; ///< ticks; one tick is a millisecond here
-    std::map<CoordinatorTimer, int64_t> timers; ///< armed timer -> tick it fires at
+    int64_t now = 0;                             ///< ticks; one tick is a millisecond here
+    std::map<CoordinatorTimer, int64_t> timers;  ///< armed timer -> tick it fires at
     std::map<uint32_t, std::deque<Frame>> inbox; ///< frames sent to each client, oldest first
     std::vector<std::pair<uint32_t, std::vector<uint32_t>>> started;
     std::vector<std::pair<uint32_t, uint32_t>> joinClosed; ///< (joined, expected)

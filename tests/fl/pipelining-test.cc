@@ -3,7 +3,6 @@
 // the server's model after a round is bit for bit the one of a round without pipelining.
 
 #include "fl-test-util.h"
-
 #include "models/fl/pipeline-plan.h"
 
 #include <gtest/gtest.h>
@@ -136,7 +135,8 @@ TEST_P(LayerwiseBitIdentity, TheModelAfterTheRoundEqualsNonPipelinedBitForBit)
     double firstSendS = -1.0;
     auto pipelined = MlpTask(3, uplink, true, 300);
     pipelined->clientCompute.assign(
-        3, DeviceCompute{1, 1.0, std::make_shared<CostProfile>(CostProfile::Reference())});
+        3,
+        DeviceCompute{1, 1.0, std::make_shared<CostProfile>(CostProfile::Reference())});
     const std::vector<float> layerwise = RunRound(pipelined, &firstSendS);
     ASSERT_EQ(plain.size(), layerwise.size());
     EXPECT_EQ(std::memcmp(plain.data(), layerwise.data(), plain.size() * sizeof(float)), 0);

@@ -87,7 +87,9 @@ TEST(RateControllerTest, DeadlineFitsTheBudgetWhenBandwidthDropsTenfoldAndClimbs
     const double budget = 10.0 - 2.0 - 0.5;
 
     // A link that delivers 1 Mbps for 6 rounds, 100 kbps for 8, then 1 Mbps again.
-    auto trueBps = [](uint32_t round) { return round <= 6 || round > 14 ? 1e6 : 1e5; };
+    auto trueBps = [](uint32_t round) {
+        return round <= 6 || round > 14 ? 1e6 : 1e5;
+    };
     std::vector<size_t> chosen;
     for (uint32_t round = 1; round <= 22; ++round)
     {

@@ -1,8 +1,8 @@
 // The robust aggregation rules (models/fl/robust/) against independent computations on
 // hand-made updates.
 
-#include "models/fl/aggregation-rule.h"
 #include "compression/codec-spec.h"
+#include "models/fl/aggregation-rule.h"
 
 #include <gtest/gtest.h>
 
@@ -216,7 +216,9 @@ TEST(RobustRules, KrumChoosesTheTightCluster)
     const auto multi = Combine(config, x, &held);
     std::vector<size_t> order(x.size());
     std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] < scores[b]; });
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return scores[a] < scores[b];
+    });
     for (size_t k = 0; k < 2; ++k)
     {
         const double mean = (x[order[0]][k] + x[order[1]][k] + x[order[2]][k]) / 3.0;
@@ -281,7 +283,8 @@ TEST(RobustRules, GeometricMedianOfCollinearAndSymmetricPoints)
     EXPECT_NEAR(onLine[0], 0.6, 1e-4);
     EXPECT_NEAR(onLine[1], 0.8, 1e-4);
     // Symmetric about (1, 2): the centre.
-    const Updates symmetric = {{1, 2}, {4, 2}, {-2, 2}, {1, 7}, {1, -3}, {1.5f, 2.5f}, {0.5f, 1.5f}};
+    const Updates symmetric =
+        {{1, 2}, {4, 2}, {-2, 2}, {1, 7}, {1, -3}, {1.5f, 2.5f}, {0.5f, 1.5f}};
     const auto centre = Combine(config, symmetric);
     EXPECT_NEAR(centre[0], 1.0, 1e-4);
     EXPECT_NEAR(centre[1], 2.0, 1e-4);

@@ -2,8 +2,8 @@
 // failed and dropped updates, protocol errors, two-exchange rounds and lazy skips, driven by
 // a fake clock and real client sessions.
 
-#include "fl-test-util.h"
 #include "compression/codec-spec.h"
+#include "fl-test-util.h"
 
 #include <gtest/gtest.h>
 

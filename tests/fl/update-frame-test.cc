@@ -142,42 +142,12 @@ TEST(UpdateFrame, HeaderChecksNameTheField)
         copy[at] = value;
         return copy;
     };
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      DecodeFrame(corrupt(0, 'X'));
-                  },
-                  "magic"),
-              0u);
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      DecodeFrame(corrupt(4, 2));
-                  },
-                  "version"),
-              4u);
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      DecodeFrame(corrupt(5, 0));
-                  },
-                  "type"),
-              5u);
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      DecodeFrame(corrupt(23, 0x40));
-                  },
-                  "exceeds"),
-              20u);
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      DecodeFrame(corrupt(9, 0x55));
-                  },
-                  "CRC mismatch"),
-              24u);
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      DecodeFrame(corrupt(60, 0));
-                  },
-                  "CRC mismatch"),
-              24u);
+    EXPECT_EQ(ExpectFrameError([&] { DecodeFrame(corrupt(0, 'X')); }, "magic"), 0u);
+    EXPECT_EQ(ExpectFrameError([&] { DecodeFrame(corrupt(4, 2)); }, "version"), 4u);
+    EXPECT_EQ(ExpectFrameError([&] { DecodeFrame(corrupt(5, 0)); }, "type"), 5u);
+    EXPECT_EQ(ExpectFrameError([&] { DecodeFrame(corrupt(23, 0x40)); }, "exceeds"), 20u);
+    EXPECT_EQ(ExpectFrameError([&] { DecodeFrame(corrupt(9, 0x55)); }, "CRC mismatch"), 24u);
+    EXPECT_EQ(ExpectFrameError([&] { DecodeFrame(corrupt(60, 0)); }, "CRC mismatch"), 24u);
 }
 
 TEST(UpdateFrame, TruncatedAndWrongLengthAreRejected)
@@ -186,21 +156,11 @@ TEST(UpdateFrame, TruncatedAndWrongLengthAreRejected)
     for (size_t length = 0; length < bytes.size(); ++length)
     {
         const std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + length);
-        EXPECT_EQ(ExpectFrameError(
-                      [&] {
-                          DecodeFrame(prefix);
-                      },
-                      "truncated"),
-                  length);
+        EXPECT_EQ(ExpectFrameError([&] { DecodeFrame(prefix); }, "truncated"), length);
     }
     auto longer = bytes;
     longer.push_back(0);
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      DecodeFrame(longer);
-                  },
-                  "wrong length"),
-              bytes.size());
+    EXPECT_EQ(ExpectFrameError([&] { DecodeFrame(longer); }, "wrong length"), bytes.size());
 }
 
 /// Three frames back to back, and what they should decode to.
@@ -260,9 +220,7 @@ Reassemble(const Stream& stream, const std::function<size_t()>& nextSize)
 
 TEST(FrameReassembler, OneByteAtATime)
 {
-    Reassemble(ThreeFrames(), [] {
-        return size_t{1};
-    });
+    Reassemble(ThreeFrames(), [] { return size_t{1}; });
 }
 
 TEST(FrameReassembler, RandomChunkSizes)
@@ -271,13 +229,9 @@ TEST(FrameReassembler, RandomChunkSizes)
     for (uint64_t run = 0; run < 50; ++run)
     {
         Rng rng(77, run);
-        Reassemble(stream, [&] {
-            return static_cast<size_t>(1 + rng.UniformInt(120));
-        });
+        Reassemble(stream, [&] { return static_cast<size_t>(1 + rng.UniformInt(120)); });
     }
-    Reassemble(stream, [&] {
-        return stream.bytes.size();
-    }); // all at once
+    Reassemble(stream, [&] { return stream.bytes.size(); }); // all at once
 }
 
 TEST(FrameReassembler, RejectsBadMagicAsSoonAsTheHeaderArrives)
@@ -293,12 +247,7 @@ TEST(FrameReassembler, RejectsBadMagicAsSoonAsTheHeaderArrives)
     reassembler.Append(std::span<const uint8_t>(bytes).subspan(secondAt, kFrameHeaderSize - 1));
     EXPECT_FALSE(reassembler.Next().has_value());
     reassembler.Append(std::span<const uint8_t>(bytes).subspan(secondAt + kFrameHeaderSize - 1, 1));
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      reassembler.Next();
-                  },
-                  "magic"),
-              secondAt);
+    EXPECT_EQ(ExpectFrameError([&] { reassembler.Next(); }, "magic"), secondAt);
     // The stream stays failed.
     EXPECT_THROW(reassembler.Next(), FrameError);
 }
@@ -309,12 +258,7 @@ TEST(FrameReassembler, RejectsOversizedLengthBeforeThePayload)
     bytes[23] = 0x7F; // length field ~2 GiB: must fail now, not wait for 2 GiB
     FrameReassembler reassembler;
     reassembler.Append(std::span<const uint8_t>(bytes).first(kFrameHeaderSize));
-    EXPECT_EQ(ExpectFrameError(
-                  [&] {
-                      reassembler.Next();
-                  },
-                  "exceeds"),
-              20u);
+    EXPECT_EQ(ExpectFrameError([&] { reassembler.Next(); }, "exceeds"), 20u);
 }
 
 TEST(FrameReassembler, MarksADamagedPayloadCorruptAndGoesOnWithTheStream)

@@ -266,7 +266,8 @@ TEST(FluidNetwork, TenThousandFlowsCostLinearWorkPerChange)
     for (int s = 0; s < 10000; ++s)
     {
         const auto site = net.AddLink(50e6);
-        flows.push_back(net.AddFlow({site, hubs[s % 100], core}, 8e6 + s, FluidNetwork::kUnlimited, 0.0));
+        flows.push_back(
+            net.AddFlow({site, hubs[s % 100], core}, 8e6 + s, FluidNetwork::kUnlimited, 0.0));
     }
     net.Update();
     EXPECT_EQ(net.RateAssignments(), 10000u);

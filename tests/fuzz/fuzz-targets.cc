@@ -211,28 +211,28 @@ FuzzExchangeMessages(const uint8_t* data, size_t size)
     {
         switch (data[0] % 4)
         {
-        case 0: {
-            ExchangeSession session(0);
-            session.client->AcceptRoundState(Layout(), input);
-            break;
-        }
-        case 1: {
-            ExchangeSession session(0);
-            session.server->AddFirst(input, 1.0);
-            session.server->Result(out);
-            break;
-        }
-        case 2: {
-            ExchangeSession session(1);
-            std::vector<uint8_t> reply;
-            session.client->EncodeReply(Layout(), input, reply);
-            break;
-        }
-        default: {
-            ExchangeSession session(3);
-            session.server->AddReply(input, 1.0);
-            session.server->Result(out);
-        }
+            case 0: {
+                ExchangeSession session(0);
+                session.client->AcceptRoundState(Layout(), input);
+                break;
+            }
+            case 1: {
+                ExchangeSession session(0);
+                session.server->AddFirst(input, 1.0);
+                session.server->Result(out);
+                break;
+            }
+            case 2: {
+                ExchangeSession session(1);
+                std::vector<uint8_t> reply;
+                session.client->EncodeReply(Layout(), input, reply);
+                break;
+            }
+            default: {
+                ExchangeSession session(3);
+                session.server->AddReply(input, 1.0);
+                session.server->Result(out);
+            }
         }
     }
     catch (const DecodeError&)
@@ -245,8 +245,10 @@ ExchangeMessageSeeds()
 {
     ExchangeSession session(4);
     std::vector<std::vector<uint8_t>> seeds;
-    const std::vector<uint8_t>* messages[] = {
-        &session.state, &session.first, &session.message, &session.reply};
+    const std::vector<uint8_t>* messages[] = {&session.state,
+                                              &session.first,
+                                              &session.message,
+                                              &session.reply};
     for (uint8_t kind = 0; kind < 4; ++kind)
     {
         std::vector<uint8_t> seed{kind};

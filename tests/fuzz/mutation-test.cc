@@ -3,9 +3,8 @@
 // are bit-flipped, truncated, extended, spliced and overwritten with extreme values; every
 // input must be handled without a crash.
 
-#include "fuzz-targets.h"
-
 #include "compression/rng.h"
+#include "fuzz-targets.h"
 
 #include <gtest/gtest.h>
 
@@ -38,44 +37,44 @@ Mutate(const std::vector<uint8_t>& seed, Rng& rng)
         const size_t at = m.size() > 1 ? 1 + rng.UniformInt(m.size() - 1) : 0;
         switch (rng.UniformInt(6))
         {
-        case 0: // flip one bit
-            if (!m.empty())
+            case 0: // flip one bit
+                if (!m.empty())
+                {
+                    m[at % m.size()] ^= static_cast<uint8_t>(1u << rng.UniformInt(8));
+                }
+                break;
+            case 1: // truncate
+                m.resize(rng.UniformInt(m.size() + 1));
+                break;
+            case 2: // append random bytes
+                for (uint64_t i = rng.UniformInt(16); i > 0; --i)
+                {
+                    m.push_back(static_cast<uint8_t>(rng.NextU64()));
+                }
+                break;
+            case 3: // overwrite 4 bytes with an extreme little-endian value (lengths, counts)
             {
-                m[at % m.size()] ^= static_cast<uint8_t>(1u << rng.UniformInt(8));
+                static const uint32_t extremes[] = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 64};
+                const uint32_t v = extremes[rng.UniformInt(6)];
+                for (int b = 0; b < 4 && at + b < m.size(); ++b)
+                {
+                    m[at + b] = static_cast<uint8_t>(v >> (8 * b));
+                }
+                break;
             }
-            break;
-        case 1: // truncate
-            m.resize(rng.UniformInt(m.size() + 1));
-            break;
-        case 2: // append random bytes
-            for (uint64_t i = rng.UniformInt(16); i > 0; --i)
-            {
-                m.push_back(static_cast<uint8_t>(rng.NextU64()));
-            }
-            break;
-        case 3: // overwrite 4 bytes with an extreme little-endian value (lengths, counts)
-        {
-            static const uint32_t extremes[] = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 64};
-            const uint32_t v = extremes[rng.UniformInt(6)];
-            for (int b = 0; b < 4 && at + b < m.size(); ++b)
-            {
-                m[at + b] = static_cast<uint8_t>(v >> (8 * b));
-            }
-            break;
-        }
-        case 4: // random byte
-            if (!m.empty())
-            {
-                m[at % m.size()] = static_cast<uint8_t>(rng.NextU64());
-            }
-            break;
-        default: // duplicate a slice
-            if (m.size() > 2)
-            {
-                const size_t from = rng.UniformInt(m.size());
-                const size_t len = rng.UniformInt(m.size() - from);
-                m.insert(m.begin() + at % m.size(), m.begin() + from, m.begin() + from + len);
-            }
+            case 4: // random byte
+                if (!m.empty())
+                {
+                    m[at % m.size()] = static_cast<uint8_t>(rng.NextU64());
+                }
+                break;
+            default: // duplicate a slice
+                if (m.size() > 2)
+                {
+                    const size_t from = rng.UniformInt(m.size());
+                    const size_t len = rng.UniformInt(m.size() - from);
+                    m.insert(m.begin() + at % m.size(), m.begin() + from, m.begin() + from + len);
+                }
         }
     }
     return m;

@@ -43,9 +43,8 @@ void
 Check(GemmIsa isa, GemmKind kind, size_t m, size_t n, size_t k, Op opA, Op opB, bool accumulate)
 {
     SCOPED_TRACE(testing::Message() << GemmKindName(kind) << "-" << GemmIsaName(isa) << " " << m
-                                    << "x" << n << "x" << k
-                                    << " opA " << (opA == Op::kTranspose) << " opB "
-                                    << (opB == Op::kTranspose) << " acc " << accumulate);
+                                    << "x" << n << "x" << k << " opA " << (opA == Op::kTranspose)
+                                    << " opB " << (opB == Op::kTranspose) << " acc " << accumulate);
     Rng rng(m * 131 + n * 17 + k);
     const bool ta = opA == Op::kTranspose;
     const bool tb = opB == Op::kTranspose;
@@ -132,8 +131,15 @@ TEST(Gemm, MatchesNaiveProductForEveryKernelAndTransposeCombination)
 /// c = op(a) op(b) (+ c) summed the way the portable kernels promise: in increasing depth,
 /// one fused multiply-add (a single rounding) per term.
 std::vector<float>
-OrderedFmaProduct(const Stored& a, const Stored& b, const Stored& c, size_t m, size_t n,
-                  size_t k, bool ta, bool tb, bool accumulate)
+OrderedFmaProduct(const Stored& a,
+                  const Stored& b,
+                  const Stored& c,
+                  size_t m,
+                  size_t n,
+                  size_t k,
+                  bool ta,
+                  bool tb,
+                  bool accumulate)
 {
     std::vector<float> out = c.v;
     for (size_t i = 0; i < m; ++i)
@@ -160,9 +166,16 @@ TEST(Gemm, PortableKernelsGiveTheSameBitsOnEveryInstructionSet)
     // Around the tiles (4 rows, 8 to 32 columns; 8 rows for one vector of columns) and the
     // 256-deep chunks, and the models' own; panels of b read in place (full widths of 24 and
     // 64 columns), and a convolution's weight gradient (long depth, one vector of columns).
-    const Shape shapes[] = {{1, 1, 1},     {5, 33, 257},   {32, 200, 784}, {200, 784, 32},
-                            {16, 1500, 25}, {3, 7, 600},    {25, 16, 600},  {9, 130, 300},
-                            {19, 192, 40},  {40, 32, 700}};
+    const Shape shapes[] = {{1, 1, 1},
+                            {5, 33, 257},
+                            {32, 200, 784},
+                            {200, 784, 32},
+                            {16, 1500, 25},
+                            {3, 7, 600},
+                            {25, 16, 600},
+                            {9, 130, 300},
+                            {19, 192, 40},
+                            {40, 32, 700}};
     size_t compared = 0;
     for (const Shape& s : shapes)
     {
@@ -181,12 +194,23 @@ TEST(Gemm, PortableKernelsGiveTheSameBitsOnEveryInstructionSet)
                     for (GemmIsa isa : AvailableIsas())
                     {
                         Stored c = c0;
-                        GemmOn(isa, GemmKind::kPortable, ta ? Op::kTranspose : Op::kNone,
-                               tb ? Op::kTranspose : Op::kNone, s.m, s.n, s.k, a.v.data(), a.ld,
-                               b.v.data(), b.ld, c.v.data(), c.ld, accumulate);
+                        GemmOn(isa,
+                               GemmKind::kPortable,
+                               ta ? Op::kTranspose : Op::kNone,
+                               tb ? Op::kTranspose : Op::kNone,
+                               s.m,
+                               s.n,
+                               s.k,
+                               a.v.data(),
+                               a.ld,
+                               b.v.data(),
+                               b.ld,
+                               c.v.data(),
+                               c.ld,
+                               accumulate);
                         ASSERT_EQ(c.v, expected)
-                            << GemmIsaName(isa) << " " << s.m << "x" << s.n << "x" << s.k
-                            << " ta " << ta << " tb " << tb << " acc " << accumulate;
+                            << GemmIsaName(isa) << " " << s.m << "x" << s.n << "x" << s.k << " ta "
+                            << ta << " tb " << tb << " acc " << accumulate;
                         ++compared;
                     }
                 }
@@ -214,8 +238,20 @@ TEST(Gemm, PortableKernelsRoundOnceWhereDoubleRoundingWouldNot)
             std::vector<float> x(5, sign * a);
             std::vector<float> y(9, a);
             std::vector<float> c(5 * 9, sign * tiny);
-            GemmOn(isa, GemmKind::kPortable, Op::kNone, Op::kNone, 5, 9, 1, x.data(), 1, y.data(),
-                   9, c.data(), 9, true);
+            GemmOn(isa,
+                   GemmKind::kPortable,
+                   Op::kNone,
+                   Op::kNone,
+                   5,
+                   9,
+                   1,
+                   x.data(),
+                   1,
+                   y.data(),
+                   9,
+                   c.data(),
+                   9,
+                   true);
             for (const float value : c)
             {
                 ASSERT_EQ(value, std::fma(sign * a, a, sign * tiny)) << GemmIsaName(isa);

@@ -1,10 +1,10 @@
 // TrainingResult::gradVariance: zero for identical gradients, the closed form on recorded
 // minibatch gradients, and agreement with the spread around the mean when nothing drifts.
 
+#include "model-test-util.h"
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/softmax-model.h"
-#include "model-test-util.h"
 #include "trainer-test-util.h"
 
 #include <gtest/gtest.h>

@@ -4,13 +4,13 @@
 #include "models/learning/idx-reader.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <filesystem>
-#include <unistd.h>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
+#include <zlib.h>
 
 namespace fedran
 {

@@ -1,11 +1,11 @@
 // TrainLocal basics: learning on separable data, step counting, loss bookkeeping, argument
 // checks, determinism, and bit-for-bit agreement with a textbook SGD loop.
 
+#include "model-test-util.h"
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/shuffle.h"
 #include "models/learning/softmax-model.h"
-#include "model-test-util.h"
 #include "trainer-test-util.h"
 
 #include <gtest/gtest.h>

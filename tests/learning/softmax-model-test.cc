@@ -1,9 +1,9 @@
 // SoftmaxModel: layout, loss and gradient against an independent double-precision reference,
 // evaluation, and concurrent use of one model object.
 
+#include "model-test-util.h"
 #include "models/learning/dataset.h"
 #include "models/learning/softmax-model.h"
-#include "model-test-util.h"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,6 @@ namespace
 {
 
 using test::RandomDataset;
-
 
 /// Mean cross-entropy written directly from the definition, in double, as the oracle.
 double

@@ -18,7 +18,6 @@
 namespace fedran::test
 {
 
-
 /**
  * Four Gaussian blobs in 8 dimensions, centres 3 apart along distinct axes and noise 0.3:
  * linearly separable with a wide margin, so softmax regression must reach ~100% accuracy.
@@ -46,7 +45,6 @@ Blobs(uint32_t examples, uint64_t seed)
     }
     return data;
 }
-
 
 inline std::vector<uint32_t>
 AllIndices(const Dataset& data)

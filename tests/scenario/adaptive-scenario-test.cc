@@ -56,8 +56,9 @@ TEST(AdaptiveScenario, DownlinkCannotBeAdaptive)
     json scenario = Quickstart();
     scenario["compression"]["downlink"] = json::parse(R"({"type": "adaptive",
         "ladder": [{"type": "none"}]})");
-    EXPECT_NE(ScenarioErrorOf([&] { ToConfig(scenario); })
-                  .find("compression.downlink.type: \"adaptive\" is for the uplink only"),
+    EXPECT_NE(ScenarioErrorOf([&] {
+                  ToConfig(scenario);
+              }).find("compression.downlink.type: \"adaptive\" is for the uplink only"),
               std::string::npos);
 }
 

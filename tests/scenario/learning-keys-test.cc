@@ -52,18 +52,16 @@ TEST(LearningKeys, DefaultsAreFedAvgWithPlainSgdOnIidFashionMnist)
 
 TEST(LearningKeys, EveryTrainingKeyReachesTheTrainingConfig)
 {
-    const ScenarioConfig config = ToConfig(With({{"rounds", 40},
-                                                 {"training",
-                                                  {{"local_steps", 25},
-                                                   {"batch_size", 64},
-                                                   {"lr", 0.1},
-                                                   {"momentum", 0.9},
-                                                   {"weight_decay", 5e-4},
-                                                   {"fedprox_mu", 0.01},
-                                                   {"lr_schedule",
-                                                    {{"type", "step"},
-                                                     {"decay", 0.5},
-                                                     {"step_rounds", 10}}}}}}));
+    const ScenarioConfig config = ToConfig(
+        With({{"rounds", 40},
+              {"training",
+               {{"local_steps", 25},
+                {"batch_size", 64},
+                {"lr", 0.1},
+                {"momentum", 0.9},
+                {"weight_decay", 5e-4},
+                {"fedprox_mu", 0.01},
+                {"lr_schedule", {{"type", "step"}, {"decay", 0.5}, {"step_rounds", 10}}}}}}));
     const TrainingConfig& t = config.training;
     EXPECT_EQ(t.localSteps, 25u);
     EXPECT_EQ(t.batchSize, 64u);
@@ -109,7 +107,9 @@ TEST(LearningKeys, OutOfRangeTrainingValuesNameTheirPath)
     EXPECT_PRED2(startsWith,
                  ErrorOf({{"training", {{"weight_decay", -1}}}}),
                  "training.weight_decay");
-    EXPECT_PRED2(startsWith, ErrorOf({{"training", {{"fedprox_mu", -0.1}}}}), "training.fedprox_mu");
+    EXPECT_PRED2(startsWith,
+                 ErrorOf({{"training", {{"fedprox_mu", -0.1}}}}),
+                 "training.fedprox_mu");
     EXPECT_PRED2(startsWith, ErrorOf({{"training", {{"local_steps", 0}}}}), "training.local_steps");
     EXPECT_PRED2(startsWith,
                  ErrorOf({{"training", {{"lr_schedule", {{"type", "linear"}}}}}}),
@@ -143,8 +143,9 @@ TEST(LearningKeys, ModelParametersTheTypeDoesNotTakeAreRejected)
               0u);
     EXPECT_EQ(ErrorOf({{"model", {{"type", "cnn"}, {"channels", {4, 4, 4}}}}}),
               "model.channels: must list two channel counts (conv1, conv2)");
-    EXPECT_EQ(ErrorOf({{"model", {{"type", "mlp"}, {"hidden", {10, 0}}}}}).rfind("model.hidden.1: ", 0),
-              0u);
+    EXPECT_EQ(
+        ErrorOf({{"model", {{"type", "mlp"}, {"hidden", {10, 0}}}}}).rfind("model.hidden.1: ", 0),
+        0u);
 }
 
 TEST(LearningKeys, PartitionKeysReachTheConfig)
@@ -154,10 +155,10 @@ TEST(LearningKeys, PartitionKeysReachTheConfig)
     EXPECT_EQ(config.data.partition, "shards");
     EXPECT_EQ(config.data.shardsPerClient, 3u);
 
-    config = ToConfig(With(
-        {{"data",
-          {{"partition",
-            {{"min_samples", 50}, {"sizes", {{"type", "lognormal"}, {"sigma", 1.5}}}}}}}}));
+    config = ToConfig(
+        With({{"data",
+               {{"partition",
+                 {{"min_samples", 50}, {"sizes", {{"type", "lognormal"}, {"sigma", 1.5}}}}}}}}));
     EXPECT_EQ(config.data.partition, "iid");
     EXPECT_EQ(config.data.minSamples, 50u);
     EXPECT_EQ(config.data.sizes.kind, SizeSpec::Kind::Lognormal);
@@ -166,11 +167,11 @@ TEST(LearningKeys, PartitionKeysReachTheConfig)
 
 TEST(LearningKeys, QuantitySkewOnlyWithIid)
 {
-    EXPECT_EQ(ErrorOf({{"data",
-                        {{"partition",
-                          {{"type", "dirichlet"}, {"sizes", {{"type", "lognormal"}}}}}}}}),
-              "data.partition.sizes.type: \"lognormal\" quantity skew needs partition type "
-              "\"iid\" (dirichlet sets the client sizes itself)");
+    EXPECT_EQ(
+        ErrorOf({{"data",
+                  {{"partition", {{"type", "dirichlet"}, {"sizes", {{"type", "lognormal"}}}}}}}}),
+        "data.partition.sizes.type: \"lognormal\" quantity skew needs partition type "
+        "\"iid\" (dirichlet sets the client sizes itself)");
 }
 
 TEST(LearningKeys, CsvOptionsReachTheLoaderOptions)
@@ -197,7 +198,8 @@ TEST(LearningKeys, CsvOptionsReachTheLoaderOptions)
     config = ToConfig(With(
         {{"data",
           {{"dataset", "csv"},
-           {"csv", {{"train", "a.csv"}, {"test", "b.csv"}, {"label", -1}, {"scaling", "minmax"}}}}}}));
+           {"csv",
+            {{"train", "a.csv"}, {"test", "b.csv"}, {"label", -1}, {"scaling", "minmax"}}}}}}));
     EXPECT_TRUE(config.data.csv.labelName.empty());
     EXPECT_EQ(config.data.csv.labelIndex, -1);
     EXPECT_EQ(config.data.csv.header, CsvOptions::Header::Auto);
@@ -215,24 +217,25 @@ TEST(LearningKeys, CsvDatasetNeedsItsFiles)
                         {{"dataset", "csv"},
                          {"csv", {{"train", "a"}, {"test", "b"}, {"separator", "::"}}}}}}),
               "data.csv.separator: \"::\" must be one character");
-    EXPECT_EQ(ErrorOf({{"data",
-                        {{"dataset", "csv"}, {"csv", {{"train", "a"}, {"test", "b"}, {"label", 1.5}}}}}})
-                  .rfind("data.csv.label: ", 0),
-              0u);
+    EXPECT_EQ(
+        ErrorOf({{"data",
+                  {{"dataset", "csv"}, {"csv", {{"train", "a"}, {"test", "b"}, {"label", 1.5}}}}}})
+            .rfind("data.csv.label: ", 0),
+        0u);
 }
 
 TEST(LearningKeys, SyntheticKeysReachTheGeneratorSettings)
 {
-    const ScenarioConfig config = ToConfig(With({{"data",
-                                                  {{"dataset", "synthetic"},
-                                                   {"synthetic",
-                                                    {{"alpha", 0.5},
-                                                     {"beta", 2},
-                                                     {"features", 20},
-                                                     {"classes", 5},
-                                                     {"test_fraction", 0.2},
-                                                     {"samples",
-                                                      {{"type", "equal"}, {"base", 80}}}}}}}}));
+    const ScenarioConfig config =
+        ToConfig(With({{"data",
+                        {{"dataset", "synthetic"},
+                         {"synthetic",
+                          {{"alpha", 0.5},
+                           {"beta", 2},
+                           {"features", 20},
+                           {"classes", 5},
+                           {"test_fraction", 0.2},
+                           {"samples", {{"type", "equal"}, {"base", 80}}}}}}}}));
     const ScenarioConfig::Data::Synthetic& s = config.data.synthetic;
     EXPECT_DOUBLE_EQ(s.alpha, 0.5);
     EXPECT_DOUBLE_EQ(s.beta, 2.0);
@@ -263,8 +266,8 @@ TEST(LearningKeys, SyntheticDataIsNotPartitionedAgain)
                         {{"dataset", "synthetic"},
                          {"partition", {{"sizes", {{"type", "lognormal"}}}}}}}}),
               expected);
-    EXPECT_EQ(ErrorOf({{"data", {{"synthetic", {{"classes", 300}}}}}}).rfind(
-                  "data.synthetic.classes: ", 0),
+    EXPECT_EQ(ErrorOf({{"data", {{"synthetic", {{"classes", 300}}}}}})
+                  .rfind("data.synthetic.classes: ", 0),
               0u);
 }
 

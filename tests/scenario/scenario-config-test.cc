@@ -100,7 +100,10 @@ TEST(ToConfig, Quickstart)
     resolved["output"].update({{"pcap", false}, {"flowmon", false}});
     resolved["network"]["hubs"] = json::array();
     resolved["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
-    resolved["faults"] = {{"corrupt_uplink", 0}, {"link_outages", json::array()}, {"server_outages", json::array()}, {"crashes", json::array()}};
+    resolved["faults"] = {{"corrupt_uplink", 0},
+                          {"link_outages", json::array()},
+                          {"server_outages", json::array()},
+                          {"crashes", json::array()}};
     resolved["network"]["tcp"] = {{"congestion_control", "cubic"},
                                   {"initial_window", 10},
                                   {"delayed_ack", true},

@@ -1,7 +1,7 @@
 // ValidateScenario with the real schema: defaults, and path-first messages for bad input.
 
-#include "scenario-test-util.h"
 #include "compression/codec-spec.h"
+#include "scenario-test-util.h"
 
 #include <gtest/gtest.h>
 
@@ -62,7 +62,10 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     expected["output"].update({{"pcap", false}, {"flowmon", false}});
     expected["network"]["hubs"] = json::array();
     expected["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
-    expected["faults"] = {{"corrupt_uplink", 0}, {"link_outages", json::array()}, {"server_outages", json::array()}, {"crashes", json::array()}};
+    expected["faults"] = {{"corrupt_uplink", 0},
+                          {"link_outages", json::array()},
+                          {"server_outages", json::array()},
+                          {"crashes", json::array()}};
     expected["network"]["tcp"] = {{"congestion_control", "cubic"},
                                   {"initial_window", 10},
                                   {"delayed_ack", true},

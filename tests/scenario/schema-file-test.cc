@@ -1,8 +1,8 @@
 // scenarios/scenario.schema.json itself: valid JSON, compiled in unchanged, every key
 // documented, and docs/scenario-keys.md and the README listing every key.
 
-#include "scenario-test-util.h"
 #include "compression/codec-spec.h"
+#include "scenario-test-util.h"
 
 #include <gtest/gtest.h>
 
@@ -127,8 +127,7 @@ TEST(SchemaFile, KeyDocumentationListsEveryKey)
                 return;
             }
             EXPECT_NE(doc.find("| `" + path + "` |"), std::string::npos)
-                << path << " is missing from " << file
-                << ": run analysis/schema_doc.py --write";
+                << path << " is missing from " << file << ": run analysis/schema_doc.py --write";
         });
     }
 }

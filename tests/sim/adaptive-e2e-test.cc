@@ -2,14 +2,13 @@
 // policy picks a rung that arrives in time where the full update does not, and lazy updates
 // skip but never more than max_staleness rounds in a row.
 
-#include "sim-test-util.h"
-
 #include "compression/codec-spec.h"
 #include "models/fl/update-frame.h"
-
-#include <cstdio>
+#include "sim-test-util.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdio>
 
 namespace fedran::test
 {
@@ -102,7 +101,10 @@ WriteUnscaledCsv(const std::filesystem::path& dir)
             text += std::to_string(i % kClasses);
             for (int j = 0; j < kFeatures; ++j)
             {
-                std::snprintf(cell, sizeof cell, ",%.1f", means[i % kClasses][j] + 150.0 * rng.Normal());
+                std::snprintf(cell,
+                              sizeof cell,
+                              ",%.1f",
+                              means[i % kClasses][j] + 150.0 * rng.Normal());
                 text += cell;
             }
             text += "\n";
@@ -128,18 +130,20 @@ TEST(Adaptive, TrialEncodingsMeetTheDeadlineWhereAUnitGaussianProbeWouldMiss)
     s["server"]["deadline_s"] = 1.1;
     s["clients"]["groups"][0]["compute"]["samples_per_second"] = 2000;
     s["clients"]["groups"][0]["backhaul"]["rate"] = "20kbps";
-    const nlohmann::json ladder = nlohmann::json::parse(
-        R"([{"type": "threshold", "threshold": 2}, {"type": "sign"}])");
-    s["compression"]["uplink"] = {{"type", "adaptive"}, {"policy", "deadline"}, {"safety", 0.8},
-                                  {"initial_bps", 20000}, {"ladder", ladder}};
+    const nlohmann::json ladder =
+        nlohmann::json::parse(R"([{"type": "threshold", "threshold": 2}, {"type": "sign"}])");
+    s["compression"]["uplink"] = {{"type", "adaptive"},
+                                  {"policy", "deadline"},
+                                  {"safety", 0.8},
+                                  {"initial_bps", 20000},
+                                  {"ladder", ladder}};
     WriteFile(dir.Path() / "deadline.json", s.dump());
     s["compression"]["uplink"]["policy"] = "fixed"; // rung 0: what the probe would choose
     WriteFile(dir.Path() / "threshold.json", s.dump());
     for (const char* name : {"deadline", "threshold"})
     {
-        CommandResult r = RunFedran(std::string("run ") + name + ".json --out " + name +
-                                        " --quiet",
-                                    dir.Path());
+        CommandResult r =
+            RunFedran(std::string("run ") + name + ".json --out " + name + " --quiet", dir.Path());
         ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     }
 
@@ -167,8 +171,8 @@ TEST(Adaptive, TrialEncodingsMeetTheDeadlineWhereAUnitGaussianProbeWouldMiss)
         if (row.at("round") == "1")
         {
             // Same inputs as a probe-judged controller's first round: it would pick threshold.
-            const double capacityBits = std::stod(row.at("predicted_bps")) *
-                                        std::stod(row.at("time_budget_s")) * 0.8;
+            const double capacityBits =
+                std::stod(row.at("predicted_bps")) * std::stod(row.at("time_budget_s")) * 0.8;
             EXPECT_LE(probeFrameBits, capacityBits);
         }
     }
@@ -191,11 +195,11 @@ TEST(Adaptive, LazyUpdatesSkipAtMostMaxStalenessInARowAndTheServerReusesThem)
     WriteFile(dir.Path() / "s.json", s.dump());
     // skip_ratio 1: skip whenever the update is below the mean of the recent ones, which
     // happens as training converges; at most one skip in a row.
-    CommandResult r = RunFedran(
-        "run s.json --out out --quiet " +
-            Uplink("\"policy\":\"fixed\",\"skip_ratio\":1.0,\"max_staleness\":1,"
-                   "\"on_skip\":\"reuse\""),
-        dir.Path());
+    CommandResult r =
+        RunFedran("run s.json --out out --quiet " +
+                      Uplink("\"policy\":\"fixed\",\"skip_ratio\":1.0,\"max_staleness\":1,"
+                             "\"on_skip\":\"reuse\""),
+                  dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     std::map<std::string, int> inARow;
     int skips = 0;
@@ -251,14 +255,16 @@ TEST_P(AdaptiveOverSelect, SkipsCountTowardKOnlyWhenReused)
     TempDir dir("adaptive-overselect");
     nlohmann::json s = TinyScenario(6, 3, 5);
     s["server"]["over_select"] = 2.0;
-    s["clients"]["groups"][0]["compute"]["samples_per_second"] = {
-        {"dist", "lognormal"}, {"median", 6000}, {"sigma", 0.6}};
+    s["clients"]["groups"][0]["compute"]["samples_per_second"] = {{"dist", "lognormal"},
+                                                                  {"median", 6000},
+                                                                  {"sigma", 0.6}};
     WriteFile(dir.Path() / "s.json", s.dump());
-    CommandResult r = RunFedran(
-        "run s.json --out out --quiet " +
-            Uplink("\"policy\":\"fixed\",\"skip_ratio\":1.0,\"max_staleness\":1,"
-                   "\"on_skip\":\"" + onSkip + "\""),
-        dir.Path());
+    CommandResult r =
+        RunFedran("run s.json --out out --quiet " +
+                      Uplink("\"policy\":\"fixed\",\"skip_ratio\":1.0,\"max_staleness\":1,"
+                             "\"on_skip\":\"" +
+                             onSkip + "\""),
+                  dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     const auto clients = ReadCsv(dir.Path() / "out" / "clients.csv");
     int skips = 0;

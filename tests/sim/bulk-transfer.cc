@@ -10,8 +10,8 @@
 #include <ns3/packet-sink-helper.h>
 #include <ns3/packet-sink.h>
 #include <ns3/point-to-point-net-device.h>
-#include <ns3/queue.h>
 #include <ns3/queue-disc.h>
+#include <ns3/queue.h>
 #include <ns3/rng-seed-manager.h>
 #include <ns3/simulator.h>
 #include <ns3/traffic-control-layer.h>
@@ -54,7 +54,9 @@ BulkConfig(uint32_t clients,
            const std::string& coreDelay)
 {
     nlohmann::json scenario = TinyScenario(clients, 1, 1);
-    scenario["clients"]["groups"][0]["backhaul"] = {{"type", "p2p"}, {"rate", rate}, {"delay", delay}};
+    scenario["clients"]["groups"][0]["backhaul"] = {{"type", "p2p"},
+                                                    {"rate", rate},
+                                                    {"delay", delay}};
     scenario["network"]["core"] = {{"rate", coreRate}, {"delay", coreDelay}};
     ValidateScenario(scenario);
     return ToConfig(scenario);
@@ -69,7 +71,8 @@ ServerDrops(const NetworkTopology& topology)
 {
     Ptr<Node> server = topology.GetServer();
     Ptr<PointToPointNetDevice> device = DynamicCast<PointToPointNetDevice>(server->GetDevice(1));
-    Ptr<QueueDisc> qdisc = server->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(device);
+    Ptr<QueueDisc> qdisc =
+        server->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(device);
     return qdisc->GetStats().nTotalDroppedPackets + device->GetQueue()->GetTotalDroppedPackets();
 }
 

@@ -14,10 +14,10 @@ namespace fedran::test
 
 struct BulkResult
 {
-    double startS = 0.0;       ///< when the last upload started (its link's ReadyS())
-    double doneS = -1.0;       ///< when the server had every byte of every client (-1: never)
-    uint64_t coreDrops = 0;    ///< packets the core queue dropped
-    uint64_t serverDrops = 0;  ///< packets the server's own queues dropped
+    double startS = 0.0;      ///< when the last upload started (its link's ReadyS())
+    double doneS = -1.0;      ///< when the server had every byte of every client (-1: never)
+    uint64_t coreDrops = 0;   ///< packets the core queue dropped
+    uint64_t serverDrops = 0; ///< packets the server's own queues dropped
 };
 
 /// All clients of `config` (one group) upload `bytes` each, starting when their links are ready.

@@ -69,16 +69,16 @@ TEST(Byzantine, SameSeedGivesByteIdenticalTracesWithAttackersAtAnyThreadCount)
     {
         // --overwrite: each attack's runs replace the previous attack's in a and b.
         const std::string sets =
-            std::string("--overwrite --set rounds=2 --set clients.groups.1.attack.type=") +
-            attack + " --set 'server.robust={\"type\":\"multi_krum\"}'";
-        ASSERT_EQ(RunFedran("run " + Scenario() + " --out a --quiet --threads 1 " + sets,
-                            dir.Path())
-                      .exitCode,
-                  0);
-        ASSERT_EQ(RunFedran("run " + Scenario() + " --out b --quiet --threads 2 " + sets,
-                            dir.Path())
-                      .exitCode,
-                  0);
+            std::string("--overwrite --set rounds=2 --set clients.groups.1.attack.type=") + attack +
+            " --set 'server.robust={\"type\":\"multi_krum\"}'";
+        ASSERT_EQ(
+            RunFedran("run " + Scenario() + " --out a --quiet --threads 1 " + sets, dir.Path())
+                .exitCode,
+            0);
+        ASSERT_EQ(
+            RunFedran("run " + Scenario() + " --out b --quiet --threads 2 " + sets, dir.Path())
+                .exitCode,
+            0);
         ExpectSameTraces(dir.Path() / "a", dir.Path() / "b");
     }
 }
@@ -136,15 +136,16 @@ TEST(Byzantine, TracesNameTheAttackTheRuleAndWhatEachUpdateCounted)
 TEST(Byzantine, InadmissibleRuleExitsTwoNamingThePath)
 {
     TempDir dir("byzantine-bad");
-    CommandResult r = RunFedran("validate " + Scenario() +
-                                    " --set 'server.robust={\"type\":\"krum\",\"f\":4}'",
-                                dir.Path());
+    CommandResult r =
+        RunFedran("validate " + Scenario() + " --set 'server.robust={\"type\":\"krum\",\"f\":4}'",
+                  dir.Path());
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("server.robust.f: krum needs clients_per_round n > 2f + 2"),
               std::string::npos)
         << r.stderrText;
-    r = RunFedran("validate " + Scenario() + " --set clients.groups.1.attack.type=scaled"
-                  " --set clients.groups.1.attack.scale=-1",
+    r = RunFedran("validate " + Scenario() +
+                      " --set clients.groups.1.attack.type=scaled"
+                      " --set clients.groups.1.attack.scale=-1",
                   dir.Path());
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("clients.groups.1.attack.scale"), std::string::npos)

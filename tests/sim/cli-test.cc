@@ -62,9 +62,8 @@ With(const std::string& assignmentPath, const nlohmann::json& value)
     while ((dot = path.find('.')) != std::string::npos)
     {
         const std::string key = path.substr(0, dot);
-        node = key.find_first_not_of("0123456789") == std::string::npos
-                   ? &(*node)[std::stoul(key)]
-                   : &(*node)[key];
+        node = key.find_first_not_of("0123456789") == std::string::npos ? &(*node)[std::stoul(key)]
+                                                                        : &(*node)[key];
         path = path.substr(dot + 1);
     }
     (*node)[path] = value;
@@ -76,10 +75,7 @@ INSTANTIATE_TEST_SUITE_P(
     CliBadInput,
     ::testing::Values(
         BadInputCase{"MalformedJson", "{\"name\": \"x\",\n \"rounds\": }", "", "s.json"},
-        BadInputCase{"UnknownKey",
-                     With("server.deadline", 5).dump(),
-                     "",
-                     "server.deadline"},
+        BadInputCase{"UnknownKey", With("server.deadline", 5).dump(), "", "server.deadline"},
         BadInputCase{"WrongType", With("training.lr", "fast").dump(), "", "training.lr"},
         BadInputCase{"NegativeRate",
                      With("clients.groups.0.backhaul.rate", "-5Mbps").dump(),
@@ -96,11 +92,11 @@ INSTANTIATE_TEST_SUITE_P(
                          .dump(),
                      "",
                      "data.csv: "},
-        BadInputCase{"ShardsLargerThanTheData",
-                     With("data.partition", {{"type", "shards"}, {"shards_per_client", 30000}})
-                         .dump(),
-                     "",
-                     "data.partition.shards_per_client: "},
+        BadInputCase{
+            "ShardsLargerThanTheData",
+            With("data.partition", {{"type", "shards"}, {"shards_per_client", 30000}}).dump(),
+            "",
+            "data.partition.shards_per_client: "},
         BadInputCase{"ModelKeyOfAnotherType",
                      With("model", {{"type", "softmax"}, {"hidden", {10}}}).dump(),
                      "",
@@ -148,11 +144,12 @@ INSTANTIATE_TEST_SUITE_P(
                      "",
                      "clients.groups.0.name: \"a\\u001b[31mb\" is not a plain name (it contains a "
                      "control character)"},
-        BadInputCase{"OverrideNestedTooDeep",
-                     TinyScenario(3, 3, 1).dump(),
-                     "--set 'training.lr=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
-                     "[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]'",
-                     "--set training.lr=[[[["}),
+        BadInputCase{
+            "OverrideNestedTooDeep",
+            TinyScenario(3, 3, 1).dump(),
+            "--set 'training.lr=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+            "[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]'",
+            "--set training.lr=[[[["}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Cli, AsyncModeGivesByteIdenticalTracesAtAnyThreadCount)

@@ -71,10 +71,10 @@ TEST_F(CodecCli, EncodeWritesPayloadAndDecodedThatDecodeReproduces)
 
 TEST_F(CodecCli, TruncatedPayloadExitsTwoWithTheOffsetAndWritesNothing)
 {
-    ASSERT_EQ(RunFedran("codec --spec '{\"type\":\"none\"}' --input x.f32 --payload p.bin",
-                        m_dir.Path())
-                  .exitCode,
-              0);
+    ASSERT_EQ(
+        RunFedran("codec --spec '{\"type\":\"none\"}' --input x.f32 --payload p.bin", m_dir.Path())
+            .exitCode,
+        0);
     std::string payload = ReadFile(m_dir.Path() / "p.bin");
     WriteFile(m_dir.Path() / "cut.bin", payload.substr(0, payload.size() - 5));
     CommandResult r = RunFedran("codec --decode --spec '{\"type\":\"none\"}' --payload cut.bin "
@@ -87,10 +87,10 @@ TEST_F(CodecCli, TruncatedPayloadExitsTwoWithTheOffsetAndWritesNothing)
 
 TEST_F(CodecCli, PayloadOfAnotherShapeIsRejected)
 {
-    ASSERT_EQ(RunFedran("codec --spec '{\"type\":\"none\"}' --input x.f32 --payload p.bin",
-                        m_dir.Path())
-                  .exitCode,
-              0);
+    ASSERT_EQ(
+        RunFedran("codec --spec '{\"type\":\"none\"}' --input x.f32 --payload p.bin", m_dir.Path())
+            .exitCode,
+        0);
     // The layout signature in the payload names 1000 elements, not 500 x 2.
     CommandResult r = RunFedran("codec --decode --spec '{\"type\":\"none\"}' --payload p.bin "
                                 "--shape 500,2 --decoded out.f32",
@@ -128,13 +128,13 @@ TEST_F(CodecCli, BadOptionsExitTwo)
     EXPECT_EQ(RunFedran("codec --spec '{\"type\":\"zip\"}' --input x.f32", m_dir.Path()).exitCode,
               2);
     EXPECT_EQ(RunFedran("codec --spec 'not json' --input x.f32", m_dir.Path()).exitCode, 2);
-    EXPECT_EQ(RunFedran("codec --spec '{\"type\":\"none\"}' --input missing.f32", m_dir.Path())
-                  .exitCode,
-              2);
-    EXPECT_EQ(RunFedran("codec --spec '{\"type\":\"none\"}' --input x.f32 --shape 3,3",
-                        m_dir.Path())
-                  .exitCode,
-              2);
+    EXPECT_EQ(
+        RunFedran("codec --spec '{\"type\":\"none\"}' --input missing.f32", m_dir.Path()).exitCode,
+        2);
+    EXPECT_EQ(
+        RunFedran("codec --spec '{\"type\":\"none\"}' --input x.f32 --shape 3,3", m_dir.Path())
+            .exitCode,
+        2);
     EXPECT_EQ(RunFedran("codec --decode --spec '{\"type\":\"none\"}' --payload x.f32 "
                         "--decoded o.f32",
                         m_dir.Path())

@@ -25,11 +25,8 @@ void
 ExpectAnalytic(const P2pCase& c)
 {
     // A core far faster and shorter than the backhaul: the p2p link is the whole path.
-    ScenarioConfig config = BulkConfig(1,
-                                       c.rate,
-                                       std::to_string(c.delayS * 1000) + "ms",
-                                       "100Gbps",
-                                       "0ms");
+    ScenarioConfig config =
+        BulkConfig(1, c.rate, std::to_string(c.delayS * 1000) + "ms", "100Gbps", "0ms");
     const BulkResult result = RunBulkUploads(config, c.bytes);
     const double analytic = AnalyticTcpTransferS(c.bytes, c.rateBps, c.delayS);
     ASSERT_GT(result.doneS, 0) << "transfer did not finish";

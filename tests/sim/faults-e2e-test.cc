@@ -195,8 +195,9 @@ TEST(FaultsEndToEnd, WithTheFlowTransportOutagesStallTransfersUntilTheLinkIsBack
     json scenario = TinyScenario(6, 6, 12);
     scenario["server"]["deadline_s"] = 30;
     scenario["network"]["transport"] = "flow";
-    scenario["faults"] = {{"server_outages", {{{"start_s", 5}, {"duration_s", 20}}}},
-                          {"link_outages", {{{"group", "sites"}, {"start_s", 26}, {"duration_s", 2}}}}};
+    scenario["faults"] = {
+        {"server_outages", {{{"start_s", 5}, {"duration_s", 20}}}},
+        {"link_outages", {{{"group", "sites"}, {"start_s", 26}, {"duration_s", 2}}}}};
     const auto out = RunFaulty(dir, "f", scenario);
     const Rows rounds = ReadCsv(out / "rounds.csv");
     const Rows clients = ReadCsv(out / "clients.csv");
@@ -278,8 +279,8 @@ TEST(FaultsEndToEnd, AsyncModeDropsCorruptUpdatesAndCrashedSitesComeBack)
                                                      : std::stod(row.at("model_received_s")) + 3.0;
             if (backS < lastEndS)
             {
-                EXPECT_TRUE(later) << status << " client " << row.at("client") << " in step "
-                                   << row.at("round");
+                EXPECT_TRUE(later)
+                    << status << " client " << row.at("client") << " in step " << row.at("round");
             }
         }
         if (status == "crashed")

@@ -7,13 +7,12 @@
 #include "models/ns3/model/fl-client-app.h"
 #include "models/ns3/model/fl-server-app.h"
 
+#include <gtest/gtest.h>
 #include <ns3/double.h>
 #include <ns3/inet-socket-address.h>
 #include <ns3/pointer.h>
 #include <ns3/simulator.h>
 #include <ns3/uinteger.h>
-
-#include <gtest/gtest.h>
 
 namespace ns3
 {

@@ -4,15 +4,13 @@
 
 #include "models/flow/tcp-flow-model.h"
 #include "models/ns3/model/message-transport.h"
-
 #include "one-client-network.h"
 #include "sim-test-util.h"
 #include "simulator/network-topology.h"
 
+#include <gtest/gtest.h>
 #include <ns3/inet-socket-address.h>
 #include <ns3/simulator.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdio>
 
@@ -112,9 +110,8 @@ TEST(FlowTransport, OneFlowAloneLastsItsFormulaToTheMicrosecond)
 
 TEST(FlowTransport, PacketModeIsWithinFivePercentOfTheFormula)
 {
-    for (const auto& [rate, delay] : {std::pair<const char*, double>{"50Mbps", 0.010},
-                                      {"10Mbps", 0.002},
-                                      {"200Mbps", 0.020}})
+    for (const auto& [rate, delay] :
+         {std::pair<const char*, double>{"50Mbps", 0.010}, {"10Mbps", 0.002}, {"200Mbps", 0.020}})
     {
         const auto config = fedran::test::OneClientConfig(rate, delay, "1Gbps", 0.001);
         Uploads packets("tcp", config, 800000);
@@ -137,7 +134,8 @@ TEST(FlowTransport, UploadsSharingAHopFinishTogetherAtItsFairShare)
     // 10 clients of 100 Mbit/s behind a 100 Mbit/s core: each gets 10 Mbit/s. The core queue
     // holds the ten slow starts (with the default 100 packets they overflow it together and
     // some uploads wait out ns-3's 1 s minimum retransmission timeout: docs/flow-validation.md).
-    fedran::ScenarioConfig config = fedran::test::OneClientConfig("100Mbps", 0.005, "100Mbps", 0.001);
+    fedran::ScenarioConfig config =
+        fedran::test::OneClientConfig("100Mbps", 0.005, "100Mbps", 0.001);
     config.groups[0].count = 10;
     config.network.coreQueuePackets = 1000;
     Uploads flow("flow", config, 400000);
@@ -157,7 +155,9 @@ TEST(FlowTransport, UploadsSharingAHopFinishTogetherAtItsFairShare)
     // All ten together move 10 x wire bits at the core's rate.
     EXPECT_GT(last, 10 * wire / 100e6);
     EXPECT_LT(last, 10 * wire / 100e6 + 0.2);
-    std::printf("10 uploads over one 100 Mbit/s hop: flow %.4f s, packet %.4f s\n", last, lastPacket);
+    std::printf("10 uploads over one 100 Mbit/s hop: flow %.4f s, packet %.4f s\n",
+                last,
+                lastPacket);
     EXPECT_NEAR(last, lastPacket, 0.10 * lastPacket);
 }
 

@@ -50,15 +50,15 @@ TEST_P(GoldenTraces, ThreeRoundsMatchTheRecordedTraces)
     const std::string name = GetParam();
     const fs::path source = FEDRAN_SOURCE_DIR;
     const fs::path golden = source / "tests/golden" / name;
-    ASSERT_TRUE(fs::is_directory(golden)) << "no golden traces for " << name
-                                          << ": run tests/golden/record.sh";
+    ASSERT_TRUE(fs::is_directory(golden))
+        << "no golden traces for " << name << ": run tests/golden/record.sh";
     TempDir dir("golden-" + name);
     // Scenarios name their trace files relative to the repository root, where record.sh runs.
     fs::create_directory_symlink(source / "scenarios", dir.Path() / "scenarios");
-    const CommandResult r = RunFedran("run scenarios/" + name + ".json" +
-                                          " --set rounds=3 --quiet --threads 2 --out " +
-                                          (dir.Path() / "out").string(),
-                                      dir.Path());
+    const CommandResult r =
+        RunFedran("run scenarios/" + name + ".json" + " --set rounds=3 --quiet --threads 2 --out " +
+                      (dir.Path() / "out").string(),
+                  dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     std::vector<std::string> files;
     for (const auto& entry : fs::directory_iterator(golden))

@@ -1,8 +1,8 @@
 #include "link-harness.h"
 
 #include "sim-test-util.h"
-#include "simulator/scenario/scenario.h"
 #include "simulator/network-topology.h"
+#include "simulator/scenario/scenario.h"
 
 #include <ns3/bulk-send-helper.h>
 #include <ns3/config.h>
@@ -82,7 +82,8 @@ RunLink(const nlohmann::json& backhaul, const LinkRunOptions& options)
     if (options.upload)
     {
         const uint16_t port = 9000;
-        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
         sink.Install(topology.GetServer());
         BulkSendHelper bulk("ns3::TcpSocketFactory",
                             InetSocketAddress(topology.GetServerAddress(), port));

@@ -16,12 +16,12 @@ namespace fedran::test
 
 struct LinkSample
 {
-    double startS = 0.0;       ///< start of the interval
-    double timeS = 0.0;        ///< end of the interval
+    double startS = 0.0;        ///< start of the interval
+    double timeS = 0.0;         ///< end of the interval
     double throughputBps = 0.0; ///< wire bits received by the router in the interval / length
     double downlinkBps = 0.0;   ///< wire bits received by the client in the interval / length
-    uint64_t capacityBps = 0;  ///< at the end of the interval
-    double snrDb = 0.0;        ///< at the end of the interval (NaN if none)
+    uint64_t capacityBps = 0;   ///< at the end of the interval
+    double snrDb = 0.0;         ///< at the end of the interval (NaN if none)
 };
 
 struct LinkRunOptions

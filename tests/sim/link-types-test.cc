@@ -35,8 +35,7 @@ TEST(LinkTypes, EveryTransportIsBuiltFromItsRowAndSaysWhatItCarries)
         const ns3::Ptr<ns3::MessageTransport> transport =
             ns3::CreateMessageTransport(std::string(name));
         ASSERT_NE(transport, nullptr) << name;
-        EXPECT_EQ(transport->CarriesPackets(), fedran::FindTransport(name)->carriesPackets)
-            << name;
+        EXPECT_EQ(transport->CarriesPackets(), fedran::FindTransport(name)->carriesPackets) << name;
     }
     EXPECT_THROW(ns3::CreateMessageTransport("pigeon"), std::invalid_argument);
 }

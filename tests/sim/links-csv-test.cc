@@ -93,9 +93,9 @@ TEST(LinksCsv, SameSeedGivesIdenticalTracesForEveryLinkTypeAndZeroDisablesIt)
                      {"rounds.csv", "clients.csv", "links.csv"});
     ASSERT_EQ(RunFedran("run s.json --out d --quiet --set seed=2", dir.Path()).exitCode, 0);
     EXPECT_NE(a, ReadFile(dir.Path() / "d" / "links.csv"));
-    ASSERT_EQ(RunFedran("run s.json --out c --quiet --set output.link_sample_s=0", dir.Path())
-                  .exitCode,
-              0);
+    ASSERT_EQ(
+        RunFedran("run s.json --out c --quiet --set output.link_sample_s=0", dir.Path()).exitCode,
+        0);
     EXPECT_FALSE(std::filesystem::exists(dir.Path() / "c" / "links.csv"));
 }
 

@@ -56,7 +56,7 @@ TEST(MicrowaveLink, CapacityFollowsTheModulationTableAtAFixedSnr)
 
 TEST(MicrowaveLink, ScriptedFadeLowersThroughputToTheLowerModulation)
 {
-    json radio = Radio(42); // 4096-QAM
+    json radio = Radio(42);                                          // 4096-QAM
     radio["fade"] = {{"type", "script"}, {"points", {{2.0, 15.0}}}}; // 27 dB: 128-QAM
     LinkRunOptions options;
     options.durationS = 4.0;

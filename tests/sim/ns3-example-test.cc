@@ -6,13 +6,12 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
 #include <vector>
 
 namespace fedran::test
@@ -36,8 +35,8 @@ RunExample(const std::string& args,
            const std::filesystem::path& workDir)
 {
     const std::filesystem::path outFile = workDir / "stdout.txt";
-    const std::string command = "cd '" + workDir.string() + "' && '" FEDRAN_EXAMPLE_BINARY
-                                "' " + args + " > '" + outFile.string() + "' 2>&1";
+    const std::string command = "cd '" + workDir.string() + "' && '" FEDRAN_EXAMPLE_BINARY "' " +
+                                args + " > '" + outFile.string() + "' 2>&1";
     const int status = std::system(command.c_str());
     output = ReadFile(outFile);
     const std::regex line(R"(^round (\d+): accuracy ([0-9.]+), loss [0-9.]+, (\d+) updates, )"

@@ -26,7 +26,8 @@ TEST(PowerSgdNetwork, BothExchangesCrossTheNetworkAndTheModelLearns)
 {
     TempDir dir("power-sgd");
     WriteFile(dir.Path() / "s.json", TinyScenario(6, 6, 5).dump());
-    CommandResult r = RunFedran(std::string("run s.json --out out --quiet ") + kPowerSgd, dir.Path());
+    CommandResult r =
+        RunFedran(std::string("run s.json --out out --quiet ") + kPowerSgd, dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
 
     auto clients = ReadCsv(dir.Path() / "out" / "clients.csv");
@@ -66,7 +67,8 @@ TEST(PowerSgdNetwork, AStragglerInTheFirstPhaseCostsEveryoneTheRound)
     scenario["server"]["deadline_s"] = 5;
     TempDir dir("power-sgd-straggler");
     WriteFile(dir.Path() / "s.json", scenario.dump());
-    CommandResult r = RunFedran(std::string("run s.json --out out --quiet ") + kPowerSgd, dir.Path());
+    CommandResult r =
+        RunFedran(std::string("run s.json --out out --quiet ") + kPowerSgd, dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
 
     auto rounds = ReadCsv(dir.Path() / "out" / "rounds.csv");
@@ -91,9 +93,9 @@ TEST(PowerSgdNetwork, SameSeedGivesIdenticalTraces)
     WriteFile(dir.Path() / "s.json", TinyScenario(6, 4, 3).dump());
     for (const char* out : {"a", "b"})
     {
-        CommandResult r = RunFedran(std::string("run s.json --threads 2 --quiet --out ") + out +
-                                        " " + kPowerSgd,
-                                    dir.Path());
+        CommandResult r =
+            RunFedran(std::string("run s.json --threads 2 --quiet --out ") + out + " " + kPowerSgd,
+                      dir.Path());
         ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     }
     for (const char* file : {"rounds.csv", "clients.csv"})
@@ -106,8 +108,9 @@ TEST(PowerSgdNetwork, DownlinkUseIsABadScenario)
 {
     TempDir dir("power-sgd-downlink");
     WriteFile(dir.Path() / "s.json", TinyScenario(2, 2, 1).dump());
-    CommandResult r = RunFedran(
-        "validate s.json --set 'compression.downlink={\"type\":\"power_sgd\"}'", dir.Path());
+    CommandResult r =
+        RunFedran("validate s.json --set 'compression.downlink={\"type\":\"power_sgd\"}'",
+                  dir.Path());
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("compression.downlink.type"), std::string::npos) << r.stderrText;
     EXPECT_NE(r.stderrText.find("uplink only"), std::string::npos) << r.stderrText;

@@ -37,7 +37,8 @@ class AbortedUpload
     AbortedUpload()
     {
         fedran::test::SetFedranTcpDefaults();
-        NetworkTopology topology(fedran::test::OneClientConfig("2Mbps", 0.010, "1Gbps", 0.001), {0});
+        NetworkTopology topology(fedran::test::OneClientConfig("2Mbps", 0.010, "1Gbps", 0.001),
+                                 {0});
 
         fedran::FrameHeader header;
         header.type = fedran::FrameType::ClientUpdate;

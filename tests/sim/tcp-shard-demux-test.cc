@@ -4,16 +4,14 @@
 
 #include "models/ns3/model/tcp-message-transport.h"
 #include "models/ns3/model/tcp-shard-demux.h"
-
 #include "one-client-network.h"
 #include "simulator/network-topology.h"
 
+#include <gtest/gtest.h>
 #include <ns3/inet-socket-address.h>
 #include <ns3/ipv4-l3-protocol.h>
 #include <ns3/simulator.h>
 #include <ns3/uinteger.h>
-
-#include <gtest/gtest.h>
 
 #include <map>
 

@@ -1,15 +1,13 @@
-// The TCP transport over the simulator's topology carries real bytes: what the receiver reassembles is exactly what was
-// sent, and the time it takes follows the link's rate and delay.
+// The TCP transport over the simulator's topology carries real bytes: what the receiver reassembles
+// is exactly what was sent, and the time it takes follows the link's rate and delay.
 
 #include "models/ns3/model/tcp-message-transport.h"
-
 #include "one-client-network.h"
 #include "simulator/network-topology.h"
 
+#include <gtest/gtest.h>
 #include <ns3/inet-socket-address.h>
 #include <ns3/simulator.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdio>
 #include <random>
@@ -87,7 +85,6 @@ class LinkTransfer
         received = frame;
         receipt = r;
     }
-
 
     Ptr<MessageChannel> m_server;
     Ptr<MessageChannel> m_client;

@@ -50,8 +50,8 @@ TEST(TraceLink, CsvThroughputFollowsTheTraceAndLoops)
     LinkRunOptions options;
     options.durationS = 10.0;
     options.intervalS = 0.5;
-    auto samples = RunLink({{"type", "trace"}, {"file", (dir.Path() / "steps.csv").string()}},
-                           options);
+    auto samples =
+        RunLink({{"type", "trace"}, {"file", (dir.Path() / "steps.csv").string()}}, options);
     ExpectFollows(samples, {{0, 8e6}, {2, 2e6}, {4, 5e6}}, 6.0);
     EXPECT_EQ(samples.back().capacityBps, 5000000u); // at 10 s the second loop is at 4 s
 }

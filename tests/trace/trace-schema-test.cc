@@ -2,11 +2,11 @@
 // header of every CSV file a run writes, in order (tests/sim/trace-files-test.cc checks a
 // run's files against it). CsvWriter rejects rows of the wrong length.
 
-#include "models/learning/partition-summary.h"
 #include "../sim/sim-test-util.h"
-#include "trace-test-util.h"
+#include "models/learning/partition-summary.h"
 #include "models/trace/csv-writer.h"
 #include "models/trace/trace-schema.h"
+#include "trace-test-util.h"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +28,8 @@ using nlohmann::json;
 std::string
 TableTextFromSource()
 {
-    const std::string text = ReadFile(fs::path(FEDRAN_SOURCE_DIR) / "models/trace/trace-columns.cc");
+    const std::string text =
+        ReadFile(fs::path(FEDRAN_SOURCE_DIR) / "models/trace/trace-columns.cc");
     const std::string begin = "R\"trace-columns(";
     const size_t at = text.find(begin);
     const size_t end = text.find(")trace-columns\"");

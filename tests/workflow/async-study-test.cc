@@ -18,7 +18,8 @@ TEST(AsyncStudy, TableAndFiguresFromASyncAgainstFedBuffSweep)
     const nlohmann::json fedbuff = {
         {"clients_per_round", 2},
         {"mode", "async"},
-        {"async", {{"buffer", 2}, {"concurrency", 3}, {"staleness", {{"type", "polynomial"}, {"a", 0.5}}}}}};
+        {"async",
+         {{"buffer", 2}, {"concurrency", 3}, {"staleness", {{"type", "polynomial"}, {"a", 0.5}}}}}};
     WriteTinySweep(dir.Path(),
                    {{"name", "tiny-async"},
                     {"zip", {{{"server", {sync, fedbuff}}, {"rounds", {2, 2}}}}},

@@ -14,8 +14,16 @@ namespace
 std::string
 ClientsHeader()
 {
-    return TraceHeaderLine("clients.csv", {"round", "client", "group", "status", "upload_start_s",
-                                           "rung", "predicted_bps", "measured_bps", "skipped"});
+    return TraceHeaderLine("clients.csv",
+                           {"round",
+                            "client",
+                            "group",
+                            "status",
+                            "upload_start_s",
+                            "rung",
+                            "predicted_bps",
+                            "measured_bps",
+                            "skipped"});
 }
 
 /// Three rounds; the "fading" group's link drops from 200 to 20 kbit/s at t = 4 s, its two
@@ -25,16 +33,17 @@ WriteAdaptiveRun(const std::filesystem::path& dir)
 {
     WriteFile(dir / "clients.csv",
               ClientsHeader() + "1,0,steady,completed,1.0,0,200000,,0\n"
-                                            "1,1,fading,completed,1.0,0,200000,,0\n"
-                                            "1,2,fading,completed,1.2,0,200000,,0\n"
-                                            "2,0,steady,completed,5.0,0,190000,190000,0\n"
-                                            "2,1,fading,completed,5.0,1,60000,20000,0\n"
-                                            "2,2,fading,completed,5.2,2,40000,18000,0\n"
-                                            "3,0,steady,completed,9.0,0,190000,190000,0\n"
-                                            "3,1,fading,completed,9.0,,19000,19000,1\n"
-                                            "3,2,fading,late,9.4,3,18000,17000,0\n");
-    WriteFile(dir / "population.csv", TraceHeaderLine("population.csv", {"client", "group"}) +
-                                          "0,steady\n1,fading\n2,fading\n");
+                                "1,1,fading,completed,1.0,0,200000,,0\n"
+                                "1,2,fading,completed,1.2,0,200000,,0\n"
+                                "2,0,steady,completed,5.0,0,190000,190000,0\n"
+                                "2,1,fading,completed,5.0,1,60000,20000,0\n"
+                                "2,2,fading,completed,5.2,2,40000,18000,0\n"
+                                "3,0,steady,completed,9.0,0,190000,190000,0\n"
+                                "3,1,fading,completed,9.0,,19000,19000,1\n"
+                                "3,2,fading,late,9.4,3,18000,17000,0\n");
+    WriteFile(dir / "population.csv",
+              TraceHeaderLine("population.csv", {"client", "group"}) +
+                  "0,steady\n1,fading\n2,fading\n");
     std::string links = TraceHeaderLine("links.csv");
     for (int t = 0; t <= 10; ++t)
     {
@@ -94,10 +103,10 @@ TEST(PlotControllerTest, ARunWithoutControllerColumnsExitsTwo)
 {
     TempDir dir("plot-controller-bad");
     WriteAdaptiveRun(dir.Path());
-    WriteFile(dir.Path() / "clients.csv",
-              TraceHeaderLine("clients.csv",
-                              {"round", "client", "group", "status", "upload_start_s"}) +
-                  "1,0,steady,completed,1.0\n");
+    WriteFile(
+        dir.Path() / "clients.csv",
+        TraceHeaderLine("clients.csv", {"round", "client", "group", "status", "upload_start_s"}) +
+            "1,0,steady,completed,1.0\n");
     ToolResult r = RunTool("plot_controller.py", ".", dir.Path());
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("plot_controller: ./clients.csv: missing column(s) rung"),
@@ -106,8 +115,7 @@ TEST(PlotControllerTest, ARunWithoutControllerColumnsExitsTwo)
     EXPECT_FALSE(std::filesystem::exists(dir.Path() / "controller.png"));
 
     // The columns, but every one empty: a fixed (non-adaptive) codec.
-    WriteFile(dir.Path() / "clients.csv",
-              ClientsHeader() + "1,0,steady,completed,1.0,,,,\n");
+    WriteFile(dir.Path() / "clients.csv", ClientsHeader() + "1,0,steady,completed,1.0,,,,\n");
     r = RunTool("plot_controller.py", ".", dir.Path());
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("no controller decisions"), std::string::npos) << r.stderrText;

@@ -35,8 +35,10 @@ TEST(PlotTest, SlowFiguresFromASweepAndFromOneRun)
 
     r = RunTool("plot.py", "out", dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
-    const std::vector<std::string> stems = {"accuracy-vs-uplink", "accuracy-vs-time",
-                                            "accuracy-vs-round", "client-traffic"};
+    const std::vector<std::string> stems = {"accuracy-vs-uplink",
+                                            "accuracy-vs-time",
+                                            "accuracy-vs-round",
+                                            "client-traffic"};
     ExpectFigures(dir.Path() / "out" / "plots", stems);
 
     const std::filesystem::path run = RunDirs(dir.Path() / "out").front();
@@ -51,8 +53,9 @@ TEST(PlotTest, LinksAndControllerFiguresAppearWhenTheirColumnsDo)
 {
     // A hand-written run folder with the optional traces (links.csv, clients.csv's rung).
     TempDir dir("plot-optional");
-    std::string rounds = TraceHeaderLine(
-        "rounds.csv", {"round", "sim_time_s", "test_accuracy", "cumulative_uplink_wire_bytes"});
+    std::string rounds =
+        TraceHeaderLine("rounds.csv",
+                        {"round", "sim_time_s", "test_accuracy", "cumulative_uplink_wire_bytes"});
     rounds.insert(rounds.size() - 1, ",extra"); // a column the scripts do not know is ignored
     WriteFile(dir.Path() / "rounds.csv",
               rounds + "1,1.5,0.70,1000,x\n2,3.0,0.75,2000,x\n3,4.5,0.78,400000,x\n");
@@ -62,8 +65,8 @@ TEST(PlotTest, LinksAndControllerFiguresAppearWhenTheirColumnsDo)
                   "3,0,199000,2\n3,1,199000,2\n");
     WriteFile(dir.Path() / "links.csv",
               TraceHeaderLine("links.csv") +
-              "0.5,bh0,5e7,1e7,0,20\n1.0,bh0,4e7,3e7,100,18\n0.5,bh1,5e7,2e7,0,21\n"
-              "1.0,bh1,5e7,2.5e7,0,22\n");
+                  "0.5,bh0,5e7,1e7,0,20\n1.0,bh0,4e7,3e7,100,18\n0.5,bh1,5e7,2e7,0,21\n"
+                  "1.0,bh1,5e7,2.5e7,0,22\n");
     ToolResult r = RunTool("plot.py", ". --formats png", dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     for (const char* stem : {"accuracy-vs-uplink", "client-traffic", "links", "controller"})

@@ -53,8 +53,12 @@ Shell(const std::string& command)
 std::string
 SlurmCluster::Unavailable()
 {
-    for (const char* tool : {"/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd",
-                             "/usr/bin/sbatch", "/usr/bin/squeue", "/usr/bin/sinfo"})
+    for (const char* tool : {"/usr/sbin/munged",
+                             "/usr/sbin/slurmctld",
+                             "/usr/sbin/slurmd",
+                             "/usr/bin/sbatch",
+                             "/usr/bin/squeue",
+                             "/usr/bin/sinfo"})
     {
         if (!Executable(tool))
         {
@@ -76,7 +80,8 @@ SlurmCluster::SlurmCluster(const std::filesystem::path& dir)
     {
         std::filesystem::create_directories(m_dir / sub);
     }
-    std::filesystem::permissions(m_dir / "munge", std::filesystem::perms::owner_all,
+    std::filesystem::permissions(m_dir / "munge",
+                                 std::filesystem::perms::owner_all,
                                  std::filesystem::perm_options::replace);
     {
         std::random_device random;
@@ -86,7 +91,8 @@ SlurmCluster::SlurmCluster(const std::filesystem::path& dir)
             key.put(static_cast<char>(random()));
         }
     }
-    std::filesystem::permissions(m_dir / "munge" / "munge.key", std::filesystem::perms::owner_read,
+    std::filesystem::permissions(m_dir / "munge" / "munge.key",
+                                 std::filesystem::perms::owner_read,
                                  std::filesystem::perm_options::replace);
 
     const std::string d = m_dir.string();
@@ -94,27 +100,46 @@ SlurmCluster::SlurmCluster(const std::filesystem::path& dir)
     WriteFile(m_dir / "slurm.conf",
               "ClusterName=fedrantest\n"
               "SlurmctldHost=localhost\n"
-              "SlurmctldPort=" + std::to_string(FreePort()) + "\n"
-              "SlurmdPort=" + std::to_string(FreePort()) + "\n"
-              "SlurmUser=root\nSlurmdUser=root\n"
-              "AuthType=auth/munge\nCredType=cred/munge\n"
-              "AuthInfo=socket=" + d + "/munge/munge.sock\n"
-              "StateSaveLocation=" + d + "/state\n"
-              "SlurmdSpoolDir=" + d + "/spool\n"
-              "SlurmctldPidFile=" + d + "/slurmctld.pid\n"
-              "SlurmdPidFile=" + d + "/slurmd.pid\n"
-              "SlurmctldLogFile=" + d + "/log/slurmctld.log\n"
-              "SlurmdLogFile=" + d + "/log/slurmd.log\n"
-              // No systemd, no cgroups in a container: track processes through /proc.
-              "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
-              "JobAcctGatherType=jobacct_gather/none\n"
-              "AccountingStorageType=accounting_storage/none\nJobCompType=jobcomp/none\n"
-              "SchedulerType=sched/builtin\n"
-              "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
-              "ReturnToService=2\nMpiDefault=none\n"
-              "NodeName=localhost CPUs=" + std::to_string(cpus) +
+              "SlurmctldPort=" +
+                  std::to_string(FreePort()) +
+                  "\n"
+                  "SlurmdPort=" +
+                  std::to_string(FreePort()) +
+                  "\n"
+                  "SlurmUser=root\nSlurmdUser=root\n"
+                  "AuthType=auth/munge\nCredType=cred/munge\n"
+                  "AuthInfo=socket=" +
+                  d +
+                  "/munge/munge.sock\n"
+                  "StateSaveLocation=" +
+                  d +
+                  "/state\n"
+                  "SlurmdSpoolDir=" +
+                  d +
+                  "/spool\n"
+                  "SlurmctldPidFile=" +
+                  d +
+                  "/slurmctld.pid\n"
+                  "SlurmdPidFile=" +
+                  d +
+                  "/slurmd.pid\n"
+                  "SlurmctldLogFile=" +
+                  d +
+                  "/log/slurmctld.log\n"
+                  "SlurmdLogFile=" +
+                  d +
+                  "/log/slurmd.log\n"
+                  // No systemd, no cgroups in a container: track processes through /proc.
+                  "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
+                  "JobAcctGatherType=jobacct_gather/none\n"
+                  "AccountingStorageType=accounting_storage/none\nJobCompType=jobcomp/none\n"
+                  "SchedulerType=sched/builtin\n"
+                  "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
+                  "ReturnToService=2\nMpiDefault=none\n"
+                  "NodeName=localhost CPUs=" +
+                  std::to_string(cpus) +
                   " RealMemory=1000 State=UNKNOWN\n"
-              "PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP\n");
+                  "PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP\n");
 
     Shell("/usr/sbin/munged -f --key-file=" + d + "/munge/munge.key --socket=" + d +
           "/munge/munge.sock --pid-file=" + d + "/munge/munged.pid --log-file=" + d +

@@ -30,8 +30,7 @@ TEST(SweepExpansionTest, GridTimesZipTimesSeedsGivesEveryRunWithItsOverrides)
                     {"grid",
                      {{"server.deadline_s", {30, 60}},
                       {"clients.groups.0.backhaul.rate", {"10Mbps", "50Mbps", "1Gbps"}}}},
-                    {"zip",
-                     {{{"training.lr", {0.01, 0.1}}, {"training.local_epochs", {1, 5}}}}},
+                    {"zip", {{{"training.lr", {0.01, 0.1}}, {"training.local_epochs", {1, 5}}}}},
                     {"seeds", {3, 5}}});
     nlohmann::json runs = DryRun(dir.Path());
     ASSERT_EQ(runs.size(), 2u * 3u * 2u * 2u);
@@ -111,8 +110,7 @@ TEST_P(BadSweepTest, ExitsTwoNamingTheFieldAndWritesNothing)
     WriteTinySweep(dir.Path(), GetParam().sweep);
     ToolResult r = RunTool("sweep.py", "sweep.json --out out " + FedranArg(), dir.Path());
     EXPECT_EQ(r.exitCode, 2) << r.stderrText;
-    EXPECT_NE(r.stderrText.find(GetParam().expectedInMessage), std::string::npos)
-        << r.stderrText;
+    EXPECT_NE(r.stderrText.find(GetParam().expectedInMessage), std::string::npos) << r.stderrText;
     EXPECT_FALSE(std::filesystem::exists(dir.Path() / "out"));
 }
 
@@ -135,8 +133,7 @@ INSTANTIATE_TEST_SUITE_P(
                      "zip.0: its lists must have the same length"},
         // One path may repeat a value within a zip group; the same tuple twice is an error.
         BadSweepCase{"ZipRepeatsATuple",
-                     {{"name", "x"},
-                      {"zip", {{{"rounds", {1, 1}}, {"training.lr", {0.1, 0.1}}}}}},
+                     {{"name", "x"}, {"zip", {{{"rounds", {1, 1}}, {"training.lr", {0.1, 0.1}}}}}},
                      "zip.0: lists the same value twice"},
         BadSweepCase{"SweptTwice",
                      {{"name", "x"}, {"grid", kGrid}, {"zip", {{{"rounds", {1, 2}}}}}},

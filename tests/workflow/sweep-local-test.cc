@@ -47,7 +47,8 @@ TEST(SweepLocalTest, SlowFourRunsCompleteResumeAndRerunExactlyWhatIsMissing)
     {
         EXPECT_EQ(row.at("status"), "done");
         EXPECT_GT(std::stod(row.at("final_accuracy")), 0.5);
-        EXPECT_GT(std::stoull(row.at("total_wire_bytes")), std::stoull(row.at("uplink_wire_bytes")));
+        EXPECT_GT(std::stoull(row.at("total_wire_bytes")),
+                  std::stoull(row.at("uplink_wire_bytes")));
         // The tiny runs pass 70% accuracy in round 1.
         EXPECT_EQ(row.at("rounds_to_0.7"), "1");
         EXPECT_EQ(row.at("kernels").rfind("portable-", 0), 0u) << row.at("kernels");
@@ -65,8 +66,7 @@ TEST(SweepLocalTest, SlowFourRunsCompleteResumeAndRerunExactlyWhatIsMissing)
     // re-run would change it).
     r = RunTool("sweep.py", args, dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
-    EXPECT_NE(r.stderrText.find("4 already finished, 0 to run"), std::string::npos)
-        << r.stderrText;
+    EXPECT_NE(r.stderrText.find("4 already finished, 0 to run"), std::string::npos) << r.stderrText;
     for (size_t i = 0; i < runs.size(); ++i)
     {
         EXPECT_EQ(ReadFile(runs[i] / "run.json"), manifests[i]) << runs[i];
@@ -76,8 +76,7 @@ TEST(SweepLocalTest, SlowFourRunsCompleteResumeAndRerunExactlyWhatIsMissing)
     std::filesystem::remove(runs[1] / "run.json");
     r = RunTool("sweep.py", args, dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
-    EXPECT_NE(r.stderrText.find("3 already finished, 1 to run"), std::string::npos)
-        << r.stderrText;
+    EXPECT_NE(r.stderrText.find("3 already finished, 1 to run"), std::string::npos) << r.stderrText;
     ASSERT_TRUE(std::filesystem::exists(runs[1] / "run.json"));
     EXPECT_NE(ReadFile(runs[1] / "run.json"), manifests[1]);
     for (size_t i : {0u, 2u, 3u})
@@ -115,12 +114,10 @@ TEST(SweepLocalTest, RunsAgainWhatWasKilledOrInterrupted)
     }
     r = RunTool("sweep.py", args, dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
-    EXPECT_NE(r.stderrText.find("1 already finished, 2 to run"), std::string::npos)
-        << r.stderrText;
+    EXPECT_NE(r.stderrText.find("1 already finished, 2 to run"), std::string::npos) << r.stderrText;
     for (const auto& run : runs)
     {
-        EXPECT_EQ(nlohmann::json::parse(ReadFile(run / "run.json"))["status"], "completed")
-            << run;
+        EXPECT_EQ(nlohmann::json::parse(ReadFile(run / "run.json"))["status"], "completed") << run;
     }
     EXPECT_EQ(ReadFile(runs[2] / "run.json"), kept);
 }
@@ -137,8 +134,8 @@ TEST(SweepLocalTest, ABadKeyOrValueInTheGridExitsTwoBeforeAnyRunStarts)
                     {"seeds", 2}});
     for (const char* extra : {"", " --dry-run"})
     {
-        ToolResult r = RunTool(
-            "sweep.py", "sweep.json --out out --jobs 2 " + FedranArg() + extra, dir.Path());
+        ToolResult r =
+            RunTool("sweep.py", "sweep.json --out out --jobs 2 " + FedranArg() + extra, dir.Path());
         EXPECT_EQ(r.exitCode, 2) << r.stderrText;
         EXPECT_NE(r.stderrText.find("4 of 4 runs to run would fail; none was started"),
                   std::string::npos)
@@ -162,10 +159,9 @@ TEST(SweepLocalTest, SlowARunThatFailsIsRecordedAndTheOthersFinish)
               "  echo 'fedran: run failed: injected failure' >&2; exit 1;;\n"
               "esac\n"
               "exec '" FEDRAN_BINARY "' \"$@\"\n");
-    std::filesystem::permissions(dir.Path() / "failing-fedran",
-                                 std::filesystem::perms::owner_all);
-    ToolResult r = RunTool("sweep.py", "sweep.json --out out --jobs 2 --fedran failing-fedran",
-                           dir.Path());
+    std::filesystem::permissions(dir.Path() / "failing-fedran", std::filesystem::perms::owner_all);
+    ToolResult r =
+        RunTool("sweep.py", "sweep.json --out out --jobs 2 --fedran failing-fedran", dir.Path());
     EXPECT_EQ(r.exitCode, 1) << r.stderrText;
     EXPECT_NE(r.stderrText.find("clients_per_round=3"), std::string::npos) << r.stderrText;
 
@@ -185,8 +181,7 @@ TEST(SweepLocalTest, SlowARunThatFailsIsRecordedAndTheOthersFinish)
     // Run again with the real fedran: only the failed run runs, and now finishes.
     r = RunTool("sweep.py", "sweep.json --out out --jobs 2 " + FedranArg(), dir.Path());
     EXPECT_EQ(r.exitCode, 0) << r.stderrText;
-    EXPECT_NE(r.stderrText.find("2 already finished, 1 to run"), std::string::npos)
-        << r.stderrText;
+    EXPECT_NE(r.stderrText.find("2 already finished, 1 to run"), std::string::npos) << r.stderrText;
     EXPECT_FALSE(std::filesystem::exists(failedRun / "failed.json"));
 }
 
@@ -210,15 +205,17 @@ TEST(SweepLocalTest, InterruptStopsTheRunsAndWritesNoSummary)
 {
     TempDir dir("sweep-stop");
     // Two runs long enough to be running when the signal comes.
-    WriteTinySweep(dir.Path(),
-                   {{"name", "stop"}, {"set", {{"rounds", 30}}}, {"seeds", 2}});
+    WriteTinySweep(dir.Path(), {{"name", "stop"}, {"set", {{"rounds", 30}}}, {"seeds", 2}});
     // SIGTERM takes the same path as Ctrl-C (a background shell job ignores SIGINT).
     WriteFile(dir.Path() / "stop.sh",
               "/usr/bin/python3 '" FEDRAN_SOURCE_DIR "/analysis/sweep.py' sweep.json --out out "
-              "--jobs 2 " + FedranArg() + " 2> sweep-stderr.txt &\n"
-              "pid=$!\n"
-              "until [ \"$(ls out/runs/*/stderr.txt 2>/dev/null | wc -l)\" = 2 ]; do sleep 0.1; done\n"
-              "kill -TERM $pid\nwait $pid\necho $? > rc.txt\n");
+              "--jobs 2 " +
+                  FedranArg() +
+                  " 2> sweep-stderr.txt &\n"
+                  "pid=$!\n"
+                  "until [ \"$(ls out/runs/*/stderr.txt 2>/dev/null | wc -l)\" = 2 ]; do sleep "
+                  "0.1; done\n"
+                  "kill -TERM $pid\nwait $pid\necho $? > rc.txt\n");
     ASSERT_EQ(std::system(("cd '" + dir.Path().string() + "' && sh stop.sh").c_str()), 0);
     const std::string stderrText = ReadFile(dir.Path() / "sweep-stderr.txt");
     EXPECT_EQ(ReadFile(dir.Path() / "rc.txt"), "130\n") << stderrText;

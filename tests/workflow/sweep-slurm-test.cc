@@ -26,7 +26,8 @@ TEST(SweepSlurmTest, SlowTwoRunArrayOnALocalhostClusterIsCollected)
                     {"grid", {{"compression.uplink", {{{"type", "none"}}, {{"type", "fp16"}}}}}}});
     ToolResult r = RunTool("sweep.py",
                            "sweep.json --out out --backend slurm --poll 0.5 --time 00:10:00 "
-                           "--mem 500M --partition test " + FedranArg(),
+                           "--mem 500M --partition test " +
+                               FedranArg(),
                            dir.Path(),
                            cluster.Env());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText << cluster.Logs();
@@ -66,8 +67,10 @@ TEST(SweepSlurmTest, SlowTwoRunArrayOnALocalhostClusterIsCollected)
     const std::filesystem::path rerun = out / "runs" / final[1].at("run_id");
     const std::string kept = ReadFile(out / "runs" / final[0].at("run_id") / "run.json");
     std::filesystem::remove(rerun / "run.json");
-    r = RunTool("sweep.py", "sweep.json --out out --backend slurm --no-wait " + FedranArg(),
-                dir.Path(), cluster.Env());
+    r = RunTool("sweep.py",
+                "sweep.json --out out --backend slurm --no-wait " + FedranArg(),
+                dir.Path(),
+                cluster.Env());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     EXPECT_NE(r.stderrText.find("1 already finished, 1 to run"), std::string::npos);
     EXPECT_NE(r.stderrText.find("submitted array job"), std::string::npos) << r.stderrText;
@@ -95,11 +98,11 @@ TEST(SweepSlurmTest, SlowSubmitsFromAFolderWithASpaceInItsName)
     std::filesystem::create_directories(work);
     WriteTinySweep(work,
                    {{"name", "spaced"}, {"grid", {{"compression.uplink", {{{"type", "none"}}}}}}});
-    ToolResult r = RunTool("sweep.py",
-                           "sweep.json --out \"out dir #1's\" --backend slurm --poll 0.5 " +
-                               FedranArg(),
-                           work,
-                           cluster.Env());
+    ToolResult r =
+        RunTool("sweep.py",
+                "sweep.json --out \"out dir #1's\" --backend slurm --poll 0.5 " + FedranArg(),
+                work,
+                cluster.Env());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText << cluster.Logs();
     const std::filesystem::path out = work / "out dir #1's";
     const auto final = ReadCsv(out / "final.csv");
@@ -120,8 +123,7 @@ TEST(SweepSlurmTest, SlowSubmitsFromAFolderWithASpaceInItsName)
             script += ReadFile(entry.path());
         }
     }
-    EXPECT_NE(logs.find(final[0].at("run_id") + ": finished"), std::string::npos)
-        << logs << script;
+    EXPECT_NE(logs.find(final[0].at("run_id") + ": finished"), std::string::npos) << logs << script;
     EXPECT_NE(script.find("#SBATCH --output=\""), std::string::npos) << script;
 }
 

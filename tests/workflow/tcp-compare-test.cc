@@ -16,10 +16,9 @@ TEST(TcpCompare, FigureAndMediansFromTwoCongestionControls)
     WriteFile(dir.Path() / "s.json", TinyScenario(4, 2, 2).dump());
     for (const char* cc : {"cubic", "newreno"})
     {
-        const CommandResult run =
-            RunFedran(std::string("run s.json --quiet --out ") + cc +
-                          " --set network.tcp.congestion_control=" + cc,
-                      dir.Path());
+        const CommandResult run = RunFedran(std::string("run s.json --quiet --out ") + cc +
+                                                " --set network.tcp.congestion_control=" + cc,
+                                            dir.Path());
         ASSERT_EQ(run.exitCode, 0) << run.stderrText;
     }
     ToolResult r = RunTool("tcp_compare.py",

@@ -33,9 +33,10 @@ TEST(TraceDoc, CheckFailsOnAStaleTableAndWriteRepairsIt)
 
     ToolResult r = RunTool("trace_doc.py", "--check --doc traces.md", dir.Path());
     EXPECT_EQ(r.exitCode, 1);
-    EXPECT_NE(r.stderrText.find("traces.md: column tables differ from models/trace/trace-columns.cc: "
-                                "run /usr/bin/python3 analysis/trace_doc.py --write"),
-              std::string::npos)
+    EXPECT_NE(
+        r.stderrText.find("traces.md: column tables differ from models/trace/trace-columns.cc: "
+                          "run /usr/bin/python3 analysis/trace_doc.py --write"),
+        std::string::npos)
         << r.stderrText;
 
     r = RunTool("trace_doc.py", "--write --doc traces.md", dir.Path());

@@ -19,8 +19,7 @@ RunTool(const std::string& script,
     const std::filesystem::path err = workDir / "tool-stderr.txt";
     const std::string command = "cd '" + workDir.string() + "' && " + env +
                                 " /usr/bin/python3 '" FEDRAN_SOURCE_DIR "/analysis/" + script +
-                                "' " + args + " > '" + out.string() + "' 2> '" + err.string() +
-                                "'";
+                                "' " + args + " > '" + out.string() + "' 2> '" + err.string() + "'";
     const int status = std::system(command.c_str());
     ToolResult result;
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -64,8 +63,8 @@ RunDirs(const std::filesystem::path& sweepDir)
 std::string
 TraceHeaderLine(const std::string& file, const std::vector<std::string>& columns)
 {
-    const std::string text = ReadFile(std::filesystem::path(FEDRAN_SOURCE_DIR) /
-                                      "models/trace/trace-columns.cc");
+    const std::string text =
+        ReadFile(std::filesystem::path(FEDRAN_SOURCE_DIR) / "models/trace/trace-columns.cc");
     const std::string begin = "R\"trace-columns(";
     const size_t at = text.find(begin);
     const size_t end = text.find(")trace-columns\"");

@@ -1,9 +1,9 @@
 #ifndef FEDRAN_MODELS_NS3_HELPER_BACKGROUND_TRAFFIC_H
 #define FEDRAN_MODELS_NS3_HELPER_BACKGROUND_TRAFFIC_H
 
+#include "models/link-config/link-config.h"
 #include "models/ns3/model/background-source.h"
 #include "models/ns3/model/backhaul-link.h"
-#include "models/link-config/link-config.h"
 
 #include <set>
 #include <vector>

@@ -1,10 +1,10 @@
 #ifndef FEDRAN_MODELS_NS3_HELPER_BACKHAUL_HELPER_H
 #define FEDRAN_MODELS_NS3_HELPER_BACKHAUL_HELPER_H
 
-#include "models/ns3/model/backhaul-link.h"
-#include "models/ns3/model/transport-topology.h"
 #include "models/link-config/link-config.h"
 #include "models/ns3/helper/background-traffic.h"
+#include "models/ns3/model/backhaul-link.h"
+#include "models/ns3/model/transport-topology.h"
 
 #include <ns3/ipv4-address.h>
 #include <ns3/net-device-container.h>

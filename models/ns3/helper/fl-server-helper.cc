@@ -11,8 +11,8 @@ namespace ns3
 
 FlServerHelper::FlServerHelper(std::shared_ptr<const fedran::FederatedTask> task,
                                Ptr<MessageTransport> transport)
-    : m_task(std::move(task)),
-      m_transport(transport)
+    : m_task(std::move(task))
+    , m_transport(transport)
 {
     NS_ABORT_MSG_IF(!m_task, "FlServerHelper: no task");
     NS_ABORT_MSG_IF(!m_transport, "FlServerHelper: no transport");

@@ -50,8 +50,8 @@ CheckBackhaulLink(const fedran::LinkConfig& config)
     std::unique_ptr<BackhaulLink> model = MakeBackhaulLink(config.type);
     if (!model)
     {
-        throw fedran::ScenarioError(config.path + ".type: unknown backhaul type \"" +
-                                    config.type + "\"");
+        throw fedran::ScenarioError(config.path + ".type: unknown backhaul type \"" + config.type +
+                                    "\"");
     }
     model->Check(config);
 }

@@ -7,7 +7,6 @@
 #include <ns3/string.h>
 #include <ns3/uinteger.h>
 
-
 namespace ns3
 {
 
@@ -118,13 +117,13 @@ FlClientApp::GetTypeId()
 }
 
 FlClientApp::FlClientApp()
-    : m_clientId(0),
-      m_samplesPerSecond(2000.0),
-      m_corruptUplink(0.0),
-      m_crashProbability(0.0),
-      m_crashed(false),
-      m_joinRng(CreateObject<UniformRandomVariable>()),
-      m_online(true)
+    : m_clientId(0)
+    , m_samplesPerSecond(2000.0)
+    , m_corruptUplink(0.0)
+    , m_crashProbability(0.0)
+    , m_crashed(false)
+    , m_joinRng(CreateObject<UniformRandomVariable>())
+    , m_online(true)
 {
 }
 
@@ -284,15 +283,15 @@ FlClientApp::HandleFrame(Ptr<MessageChannel> channel,
     }
     switch (m_session->Classify(frame))
     {
-    case fedran::ServerFrameKind::Model:
-        HandleGlobalModel(channel, frame, receipt);
-        break;
-    case fedran::ServerFrameKind::CodecState:
-        HandleCodecState(channel, frame);
-        break;
-    case fedran::ServerFrameKind::Unexpected:
-        HandleChannelError(channel, "unexpected frame from the server");
-        break;
+        case fedran::ServerFrameKind::Model:
+            HandleGlobalModel(channel, frame, receipt);
+            break;
+        case fedran::ServerFrameKind::CodecState:
+            HandleCodecState(channel, frame);
+            break;
+        case fedran::ServerFrameKind::Unexpected:
+            HandleChannelError(channel, "unexpected frame from the server");
+            break;
     }
 }
 
@@ -349,10 +348,8 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& re
     if (const std::optional<double> crashAt = m_session->DrawCrash())
     {
         // As with a dropout, the training that the crash loses is not run.
-        m_dropEvent = Simulator::Schedule(Seconds(*crashAt * computeS),
-                                          &FlClientApp::CrashOut,
-                                          this,
-                                          round);
+        m_dropEvent =
+            Simulator::Schedule(Seconds(*crashAt * computeS), &FlClientApp::CrashOut, this, round);
         return;
     }
     if (m_session->IsAdaptive())

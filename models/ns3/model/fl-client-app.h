@@ -1,11 +1,11 @@
 #ifndef FEDRAN_MODELS_NS3_MODEL_FL_CLIENT_APP_H
 #define FEDRAN_MODELS_NS3_MODEL_FL_CLIENT_APP_H
 
-#include "models/ns3/model/client-availability.h"
-#include "models/ns3/model/client-round-work.h"
 #include "models/fl/client-session.h"
 #include "models/fl/trace-records.h"
 #include "models/learning/federated-task.h"
+#include "models/ns3/model/client-availability.h"
+#include "models/ns3/model/client-round-work.h"
 #include "models/ns3/model/message-transport.h"
 #include "models/ns3/model/reconnect-backoff.h"
 #include "models/ns3/model/thread-pool.h"

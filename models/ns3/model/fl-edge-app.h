@@ -96,7 +96,7 @@ class FlEdgeApp
     Ptr<UniformRandomVariable> m_reconnectRng;
     std::unique_ptr<ChildConnections> m_children; ///< from the start on
     Ptr<MessageChannel> m_parentChannel;
-    bool m_wantParent = false; ///< its children have joined: it belongs at its parent
+    bool m_wantParent = false;  ///< its children have joined: it belongs at its parent
     ReconnectBackoff m_backoff; ///< toward the parent
     EventId m_connectEvent;
     EventId m_timers[4]; ///< by fedran::CoordinatorTimer

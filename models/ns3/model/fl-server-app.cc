@@ -92,12 +92,12 @@ FlServerApp::GetTypeId()
 }
 
 FlServerApp::FlServerApp()
-    : m_port(7000),
-      m_rounds(1),
-      m_clientsPerRound(1),
-      m_overSelect(1.0),
-      m_expectedClients(1),
-      m_sampler(CreateObject<UniformRandomVariable>())
+    : m_port(7000)
+    , m_rounds(1)
+    , m_clientsPerRound(1)
+    , m_overSelect(1.0)
+    , m_expectedClients(1)
+    , m_sampler(CreateObject<UniformRandomVariable>())
 {
 }
 

@@ -28,7 +28,9 @@ namespace ns3
  * the coordinator asks (send a frame, arm a timer) on the simulator, and reports through
  * trace sources.
  */
-class FlServerApp : public Application, private fedran::CoordinatorHost
+class FlServerApp
+    : public Application
+    , private fedran::CoordinatorHost
 {
   public:
     static TypeId GetTypeId();
@@ -88,7 +90,7 @@ class FlServerApp : public Application, private fedran::CoordinatorHost
     std::map<uint32_t, fedran::CodecSpec> m_aggregatorChildren;
     Ptr<UniformRandomVariable> m_sampler;
     std::unique_ptr<ChildConnections> m_clients; ///< from the start on
-    EventId m_timers[4]; ///< by fedran::CoordinatorTimer
+    EventId m_timers[4];                         ///< by fedran::CoordinatorTimer
 
     TracedCallback<uint32_t, uint32_t> m_joinClosedTrace;
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_roundStartedTrace;

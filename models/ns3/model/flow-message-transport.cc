@@ -27,9 +27,9 @@ uint64_t
 TcpDefault(const char* attribute)
 {
     TypeId::AttributeInformation info;
-    NS_ABORT_MSG_UNLESS(TypeId::LookupByName("ns3::TcpSocket").LookupAttributeByName(attribute,
-                                                                                       &info),
-                        "ns3::TcpSocket has no attribute " << attribute);
+    NS_ABORT_MSG_UNLESS(
+        TypeId::LookupByName("ns3::TcpSocket").LookupAttributeByName(attribute, &info),
+        "ns3::TcpSocket has no attribute " << attribute);
     return DynamicCast<const UintegerValue>(info.initialValue)->Get();
 }
 

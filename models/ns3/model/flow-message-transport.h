@@ -101,10 +101,7 @@ class FlowMessageTransport : public MessageTransport
               Time started,
               Time arrival,
               Time ackDelay);
-    void Arrive(uint64_t connection,
-                int side,
-                std::shared_ptr<Message> message,
-                Time firstByte);
+    void Arrive(uint64_t connection, int side, std::shared_ptr<Message> message, Time firstByte);
     void Acknowledged(uint64_t connection, int side, uint64_t bytes, Time handedOver);
     void PeerEnded(uint64_t connection, int side, bool reset);
     /// The server node listening at `address`; throws if none.

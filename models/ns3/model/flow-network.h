@@ -79,7 +79,7 @@ class FlowNetwork : public TransportLinkCounters
         DoneCallback done;
         double rtt = 0.0;
         uint64_t* cwnd = nullptr; ///< the connection's window, set when slow start is known
-        EventId enter;        ///< the end of slow start's idle time
+        EventId enter;            ///< the end of slow start's idle time
         bool inFluid = false;
         fedran::FluidNetwork::FlowId flow = 0;
     };
@@ -107,11 +107,11 @@ class FlowNetwork : public TransportLinkCounters
     std::map<uint64_t, Transfer> m_transfers;
     std::unordered_map<fedran::FluidNetwork::FlowId, uint64_t> m_handleOf;
     uint64_t m_nextHandle = 1;
-    std::vector<double> m_ackBytes;   ///< per fluid link: ACK and handshake bytes
-    std::vector<uint32_t> m_starting; ///< per fluid link: transfers still in slow start
+    std::vector<double> m_ackBytes;    ///< per fluid link: ACK and handshake bytes
+    std::vector<uint32_t> m_starting;  ///< per fluid link: transfers still in slow start
     std::vector<uint64_t> m_beginning; ///< transfers started at this instant
-    double m_clientWire[2] = {0, 0};  ///< FL wire bytes of finished transfers, per direction
-    FlowBackground m_background; ///< after m_fluid, whose flows it adds
+    double m_clientWire[2] = {0, 0};   ///< FL wire bytes of finished transfers, per direction
+    FlowBackground m_background;       ///< after m_fluid, whose flows it adds
     EventId m_next;
     bool m_resolvePending = false;
 };

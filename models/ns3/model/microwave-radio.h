@@ -21,19 +21,19 @@ namespace ns3
 struct MicrowaveParams
 {
     double bandwidthHz = 56e6;
-    double efficiency = 0.75;     ///< bit/s per Hz per bit of modulation
+    double efficiency = 0.75; ///< bit/s per Hz per bit of modulation
     double clearSkySnrDb = 40.0;
     double delayS = 0.0;
     std::vector<Modulation> modulations = {};
     double berAtThreshold = 1e-6;
     double berDecadeDb = 0.5;
-    std::string fade = "none";    ///< "none" | "rain" | "script"
-    double medianDb = 0.0;        ///< rain
-    double sigma = 0.0;           ///< rain
-    double correlationS = 60.0;   ///< rain
-    double meanRainS = 600.0;     ///< rain
-    double meanDryS = 1800.0;     ///< rain
-    double stepS = 1.0;           ///< rain: update period
+    std::string fade = "none";                     ///< "none" | "rain" | "script"
+    double medianDb = 0.0;                         ///< rain
+    double sigma = 0.0;                            ///< rain
+    double correlationS = 60.0;                    ///< rain
+    double meanRainS = 600.0;                      ///< rain
+    double meanDryS = 1800.0;                      ///< rain
+    double stepS = 1.0;                            ///< rain: update period
     std::vector<std::pair<double, double>> points; ///< script: (time s, dB)
 };
 

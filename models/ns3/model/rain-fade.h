@@ -51,7 +51,7 @@ class RainFade : public Object
 
     bool m_started = false;
     bool m_raining = false;
-    double m_x = 0.0;         ///< the Ornstein-Uhlenbeck state
+    double m_x = 0.0;          ///< the Ornstein-Uhlenbeck state
     double m_spellLeftS = 0.0; ///< time left in the current spell
 };
 

@@ -2,13 +2,13 @@
 
 #include "models/ns3/model/tcp-shard-demux.h"
 
+#include <ns3/inet-socket-address.h>
 #include <ns3/log.h>
-#include <ns3/uinteger.h>
 #include <ns3/packet.h>
 #include <ns3/simulator.h>
 #include <ns3/tcp-socket-base.h>
 #include <ns3/tcp-socket-factory.h>
-#include <ns3/inet-socket-address.h>
+#include <ns3/uinteger.h>
 
 #include <algorithm>
 
@@ -112,8 +112,8 @@ TcpMessageChannel::TrySend()
             return; // HandleSendSpace resumes when TCP frees buffer space
         }
         const std::vector<uint8_t>& front = m_queue.front();
-        uint32_t chunk = static_cast<uint32_t>(
-            std::min<size_t>(available, front.size() - m_frontSent));
+        uint32_t chunk =
+            static_cast<uint32_t>(std::min<size_t>(available, front.size() - m_frontSent));
         Ptr<Packet> packet = Create<Packet>(front.data() + m_frontSent, chunk);
         int sent = m_socket->Send(packet);
         if (sent <= 0)
@@ -257,18 +257,19 @@ TcpMessageChannel::DoDispose()
 TypeId
 TcpMessageTransport::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::TcpMessageTransport")
-                            .SetParent<MessageTransport>()
-                            .SetGroupName("Fedran")
-                            .AddConstructor<TcpMessageTransport>()
-                            .AddAttribute("ListenShards",
-                                          "Endpoint tables the listening node's TCP connections "
-                                          "are split over (TcpShardDemux); 1: ns-3's one table. "
-                                          "About one per 32 expected connections keeps the "
-                                          "per-packet lookup short; results do not depend on it.",
-                                          UintegerValue(1),
-                                          MakeUintegerAccessor(&TcpMessageTransport::m_listenShards),
-                                          MakeUintegerChecker<uint32_t>(1));
+    static TypeId tid =
+        TypeId("ns3::TcpMessageTransport")
+            .SetParent<MessageTransport>()
+            .SetGroupName("Fedran")
+            .AddConstructor<TcpMessageTransport>()
+            .AddAttribute("ListenShards",
+                          "Endpoint tables the listening node's TCP connections "
+                          "are split over (TcpShardDemux); 1: ns-3's one table. "
+                          "About one per 32 expected connections keeps the "
+                          "per-packet lookup short; results do not depend on it.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TcpMessageTransport::m_listenShards),
+                          MakeUintegerChecker<uint32_t>(1));
     return tid;
 }
 

@@ -1,8 +1,8 @@
 #ifndef FEDRAN_MODELS_NS3_MODEL_TCP_MESSAGE_TRANSPORT_H
 #define FEDRAN_MODELS_NS3_MODEL_TCP_MESSAGE_TRANSPORT_H
 
-#include "models/ns3/model/message-transport.h"
 #include "models/fl/update-frame.h"
+#include "models/ns3/model/message-transport.h"
 
 #include <ns3/socket.h>
 
@@ -68,7 +68,7 @@ class TcpMessageChannel : public MessageChannel
     uint64_t m_handedBytes = 0; ///< stream bytes passed to the socket
     uint32_t m_txCapacity = 0;  ///< the socket's send buffer, measured empty at Attach
     Time m_rtt;
-    Time m_frameFirstByte;      ///< arrival of the first byte of the frame being reassembled
+    Time m_frameFirstByte; ///< arrival of the first byte of the frame being reassembled
 };
 
 /**

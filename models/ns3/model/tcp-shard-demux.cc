@@ -2,8 +2,8 @@
 
 #include <ns3/ipv4-interface.h>
 #include <ns3/ipv4-l3-protocol.h>
-#include <ns3/ipv6-interface.h>
 #include <ns3/ipv4.h>
+#include <ns3/ipv6-interface.h>
 #include <ns3/packet.h>
 
 namespace ns3
@@ -14,9 +14,8 @@ NS_OBJECT_ENSURE_REGISTERED(TcpShardDemux);
 TypeId
 TcpShardDemux::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::TcpShardDemux")
-                            .SetParent<IpL4Protocol>()
-                            .SetGroupName("Fedran");
+    static TypeId tid =
+        TypeId("ns3::TcpShardDemux").SetParent<IpL4Protocol>().SetGroupName("Fedran");
     return tid;
 }
 
@@ -62,7 +61,9 @@ TcpShardDemux::GetProtocolNumber() const
 }
 
 IpL4Protocol::RxStatus
-TcpShardDemux::Receive(Ptr<Packet> p, const Ipv4Header& header, Ptr<Ipv4Interface> incomingInterface)
+TcpShardDemux::Receive(Ptr<Packet> p,
+                       const Ipv4Header& header,
+                       Ptr<Ipv4Interface> incomingInterface)
 {
     uint8_t port[2];
     if (p->CopyData(port, 2) < 2)
@@ -70,13 +71,13 @@ TcpShardDemux::Receive(Ptr<Packet> p, const Ipv4Header& header, Ptr<Ipv4Interfac
         return m_shards[0]->Receive(p, header, incomingInterface); // it drops the runt
     }
     const uint16_t sourcePort = static_cast<uint16_t>(port[0] << 8 | port[1]);
-    return m_shards[ShardOf(header.GetSource(), sourcePort)]->Receive(p,
-                                                                       header,
-                                                                       incomingInterface);
+    return m_shards[ShardOf(header.GetSource(), sourcePort)]->Receive(p, header, incomingInterface);
 }
 
 IpL4Protocol::RxStatus
-TcpShardDemux::Receive(Ptr<Packet> p, const Ipv6Header& header, Ptr<Ipv6Interface> incomingInterface)
+TcpShardDemux::Receive(Ptr<Packet> p,
+                       const Ipv6Header& header,
+                       Ptr<Ipv6Interface> incomingInterface)
 {
     return m_shards[0]->Receive(p, header, incomingInterface); // fedran's networks are IPv4
 }

@@ -16,18 +16,19 @@ NS_OBJECT_ENSURE_REGISTERED(VariableRateLink);
 TypeId
 VariableRateLink::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::VariableRateLink")
-                            .SetParent<Object>()
-                            .SetGroupName("Fedran")
-                            .AddConstructor<VariableRateLink>()
-                            .AddTraceSource("Capacity",
-                                            "Capacity of the link in bits/s (0 while it is out)",
-                                            MakeTraceSourceAccessor(&VariableRateLink::m_capacity),
-                                            "ns3::TracedValueCallback::Uint64")
-                            .AddTraceSource("CapacityDown",
-                                            "Capacity of the downlink in bits/s (0 while it is out)",
-                                            MakeTraceSourceAccessor(&VariableRateLink::m_capacityDown),
-                                            "ns3::TracedValueCallback::Uint64");
+    static TypeId tid =
+        TypeId("ns3::VariableRateLink")
+            .SetParent<Object>()
+            .SetGroupName("Fedran")
+            .AddConstructor<VariableRateLink>()
+            .AddTraceSource("Capacity",
+                            "Capacity of the link in bits/s (0 while it is out)",
+                            MakeTraceSourceAccessor(&VariableRateLink::m_capacity),
+                            "ns3::TracedValueCallback::Uint64")
+            .AddTraceSource("CapacityDown",
+                            "Capacity of the downlink in bits/s (0 while it is out)",
+                            MakeTraceSourceAccessor(&VariableRateLink::m_capacityDown),
+                            "ns3::TracedValueCallback::Uint64");
     return tid;
 }
 

@@ -69,7 +69,7 @@ class VariableRateLink : public Object
     NetDeviceContainer m_devices;
     /// m_errors[w]: the error model on the receiver of direction w (device 1 - w).
     Ptr<RateErrorModel> m_errors[2];
-    TracedValue<uint64_t> m_capacity; ///< uplink bits/s now, 0 while out
+    TracedValue<uint64_t> m_capacity;         ///< uplink bits/s now, 0 while out
     TracedValue<uint64_t> m_capacityDown = 0; ///< downlink bits/s now, 0 while out
     RateErrorModel::ErrorUnit m_unit[2] = {RateErrorModel::ERROR_UNIT_PACKET,
                                            RateErrorModel::ERROR_UNIT_PACKET};
