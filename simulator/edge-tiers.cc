@@ -76,7 +76,7 @@ EdgeTiers::ExpectedChildren(int32_t tier, const std::vector<bool>& initiallyOn) 
 }
 
 std::vector<Ptr<FlEdgeApp>>
-EdgeTiers::Install(const NetworkTopology& topology,
+EdgeTiers::Install(const BackhaulHelper& topology,
                    std::shared_ptr<const fedran::FederatedTask> task,
                    Ptr<MessageTransport> transport,
                    uint16_t port,

@@ -6,9 +6,9 @@
 // sends and expects, and the FlEdgeApps on the aggregating hubs' nodes.
 
 #include "models/learning/federated-task.h"
+#include "models/ns3/helper/backhaul-helper.h"
 #include "models/ns3/model/fl-edge-app.h"
 #include "models/ns3/model/message-transport.h"
-#include "simulator/network-topology.h"
 #include "simulator/scenario/scenario.h"
 
 #include <nlohmann/json.hpp>
@@ -61,7 +61,7 @@ class EdgeTiers
 
     /// One FlEdgeApp on each aggregating hub's node, listening on `port`, its parent at its
     /// parent tier's address; `initiallyOn` per client, for the join. Started at time 0.
-    std::vector<Ptr<FlEdgeApp>> Install(const NetworkTopology& topology,
+    std::vector<Ptr<FlEdgeApp>> Install(const BackhaulHelper& topology,
                                         std::shared_ptr<const fedran::FederatedTask> task,
                                         Ptr<MessageTransport> transport,
                                         uint16_t port,

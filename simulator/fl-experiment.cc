@@ -4,6 +4,7 @@
 #include "models/ns3/helper/fl-client-helper.h"
 #include "models/ns3/helper/fl-server-helper.h"
 #include "models/ns3/helper/fl-stats-helper.h"
+#include "models/ns3/helper/link-sampler.h"
 #include "models/ns3/model/client-availability.h"
 #include "models/ns3/model/fl-client-app.h"
 #include "models/ns3/model/fl-server-app.h"
@@ -15,7 +16,6 @@
 #include "simulator/core/output-folder.h"
 #include "simulator/edge-round-trace.h"
 #include "simulator/edge-tiers.h"
-#include "simulator/link-sampler.h"
 #include "simulator/network-topology.h"
 #include "simulator/packet-capture.h"
 #include "simulator/run-timing.h"
@@ -396,7 +396,7 @@ FlExperiment::ConnectTraces(RunState& run, RoundObserver observer) const
     if (m_config.linkSampleS > 0)
     {
         run.links = std::make_unique<LinkSampler>(run.outDir,
-                                                  *run.topology,
+                                                  run.topology->GetDirections(),
                                                   m_config.linkSampleS,
                                                   run.transport->GetLinkCounters());
     }

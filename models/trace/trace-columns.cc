@@ -114,7 +114,7 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
     {
       "file": "links.csv",
       "description": "one row per link direction every `output.link_sample_s` seconds (default 1; 0: no file)",
-      "writer": "simulator/link-sampler.cc",
+      "writer": "models/ns3/helper/link-sampler.cc",
       "columns": [
         {"name": "time_s", "type": "float", "unit": "s", "description": "end of the sampling interval"},
         {"name": "link", "type": "string", "unit": "", "description": "link direction, as above (hub links: `hub-<name>-up` / `-down`)"},

@@ -1,8 +1,9 @@
-#ifndef FEDRAN_SIMULATOR_LINK_SAMPLER_H
-#define FEDRAN_SIMULATOR_LINK_SAMPLER_H
+#ifndef FEDRAN_MODELS_NS3_HELPER_LINK_SAMPLER_H
+#define FEDRAN_MODELS_NS3_HELPER_LINK_SAMPLER_H
 
+#include "models/ns3/helper/backhaul-helper.h"
+#include "models/ns3/model/transport-topology.h"
 #include "models/trace/csv-writer.h"
-#include "simulator/network-topology.h"
 
 #include <ns3/packet.h>
 
@@ -14,7 +15,8 @@ namespace ns3
 {
 
 /**
- * links.csv: every `interval`, one row per link direction (columns in docs/traces.md). Each
+ * links.csv: every `interval`, one row per link direction (columns in docs/traces.md), for the
+ * directions it is given (BackhaulHelper::GetDirections, or a user's own list). Each
  * direction counts the bytes its link delivers (one addition per packet); a sample reads
  * those counters and the link's backlog, capacity and SNR probes, so a sample costs
  * O(links) whatever the traffic.
@@ -25,7 +27,7 @@ class LinkSampler
     /// With `counters` (a transport that carries no packets), the bytes delivered are that
     /// transport's and every backlog is 0 (a fluid model has no queues).
     LinkSampler(const std::string& outDir,
-                const NetworkTopology& topology,
+                const std::vector<NamedLinkDirection>& directions,
                 double intervalS,
                 const TransportLinkCounters* counters = nullptr);
 

@@ -1,4 +1,4 @@
-#include "simulator/link-sampler.h"
+#include "models/ns3/helper/link-sampler.h"
 
 #include "models/trace/trace-schema.h"
 
@@ -23,14 +23,14 @@ CountBytes(uint64_t* bytes, Ptr<const Packet> packet)
 } // namespace
 
 LinkSampler::LinkSampler(const std::string& outDir,
-                         const NetworkTopology& topology,
+                         const std::vector<NamedLinkDirection>& directions,
                          double intervalS,
                          const TransportLinkCounters* counters)
     : m_intervalS(intervalS)
     , m_counters(counters)
 {
     m_csv = fedran::OpenTrace(outDir, "links.csv");
-    for (const NamedLinkDirection& named : topology.GetDirections())
+    for (const NamedLinkDirection& named : directions)
     {
         auto direction = std::make_unique<Direction>();
         direction->name = named.name;
