@@ -265,7 +265,8 @@ class LteInstalledLink : public InstalledLink
                      Ipv4Address address,
                      std::shared_ptr<LteLink::PgwTaps> pgw,
                      std::shared_ptr<const double> sinrDb,
-                     uint32_t rbs)
+                     uint32_t rbs,
+                     double s1uDelayS)
         : InstalledLink(std::move(devices))
         , m_ueIp(ueIp)
         , m_lteInterface(lteInterface)
@@ -274,6 +275,7 @@ class LteInstalledLink : public InstalledLink
         , m_sinrDb(std::move(sinrDb))
         , m_rbs(rbs)
         , m_nominalRateBps(UplinkCapacityBps(*m_sinrDb, rbs))
+        , m_s1uDelayS(s1uDelayS)
     {
     }
 
@@ -311,6 +313,20 @@ class LteInstalledLink : public InstalledLink
         return std::nullopt; // in RLC buffers, which ns-3 does not expose
     }
 
+    /// The S1-U link's (backhaul.delay): the radio's scheduling and HARQ add a delay that
+    /// varies with load and is not stated here (docs/flow-validation.md, LTE).
+    std::optional<double> DelayS(LinkDirection) const override
+    {
+        return m_s1uDelayS;
+    }
+
+    /// None: RLC acknowledged mode (set in LteLink::Install) and HARQ retransmit what the
+    /// radio loses, so IP packets are delayed, not lost.
+    std::optional<double> LossOf(LinkDirection, uint32_t) const override
+    {
+        return 0.0;
+    }
+
     uint64_t CapacityBps() const override
     {
         return UplinkCapacityBps(*m_sinrDb, m_rbs);
@@ -344,6 +360,7 @@ class LteInstalledLink : public InstalledLink
     std::shared_ptr<const double> m_sinrDb;
     uint32_t m_rbs;
     uint64_t m_nominalRateBps;
+    double m_s1uDelayS;
 };
 
 void
@@ -528,7 +545,8 @@ LteLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& c
                                               address,
                                               m_pgwTaps,
                                               sinrDb,
-                                              rbs);
+                                              rbs,
+                                              config.delayS);
 }
 
 int64_t
