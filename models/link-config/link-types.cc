@@ -8,19 +8,20 @@ namespace
 
 // One line per link model (its class registers in models/ns3/model/backhaul-link.cc).
 constexpr LinkTypeTraits kLinkTypes[] = {
-    {"p2p", "", false},
-    {"microwave", "", false},
-    {"trace", "", false},
-    {"lte", "a UE does not route a network behind it; use p2p, microwave or trace", true},
+    {"p2p", "", false, ""},
+    {"microwave", "", false, ""},
+    {"trace", "", false, ""},
+    {"lte", "a UE does not route a network behind it; use p2p, microwave or trace", true, ""},
 };
 
 // The transports: one line each (name, MessageTransport TypeId, traits).
 constexpr TransportTraits kTransports[] = {
-    {"tcp", "ns3::TcpMessageTransport", true, ""},
+    {"tcp", "ns3::TcpMessageTransport", true, "", false},
     {"flow",
      "ns3::FlowMessageTransport",
      false,
-     "the flow model has one TCP: fair shares with slow start from the initial window"},
+     "the flow model has one TCP: fair shares with slow start from the initial window",
+     true},
 };
 
 template<typename Traits, size_t N>

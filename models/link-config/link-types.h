@@ -22,6 +22,11 @@ struct LinkTypeTraits
     /// Its sites reach the aggregation router through the link's own core network (an LTE
     /// EPC), so they cannot hang off a hub.
     bool routesOwnClients = false;
+    /// Why it cannot state its one-way delay and loss per direction (InstalledLink::DelayS
+    /// and LossOf, in models/ns3), or empty when it can (every shipped model can): a transport
+    /// that moves no packets through the devices needs them, and refuses such a link rather
+    /// than take it as lossless.
+    std::string_view noDelayAndLossBecause;
 };
 
 /// A network.transport: the registry row of a MessageTransport (models/ns3/model/).
@@ -35,6 +40,9 @@ struct TransportTraits
     /// Why it refuses TCP settings other than the defaults (congestion control, delayed ACKs,
     /// SACK), or empty when it runs ns-3's TCP with them.
     std::string_view fixedTcpBecause;
+    /// It models each link from the link model's stated delay and loss per direction rather
+    /// than sending packets through the devices, so it refuses links that cannot state them.
+    bool needsLinkDelayAndLoss = false;
 };
 
 /// The registered link type named `type`, or nullptr.

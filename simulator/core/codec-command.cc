@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -124,19 +125,40 @@ MakeLayout(const std::string& shapeText, std::optional<uint64_t> elements)
     return layout;
 }
 
+/// Seconds of CPU the calling thread has used.
 double
-SecondsSince(std::chrono::steady_clock::time_point start)
+ThreadCpuSeconds()
 {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
+
+/// Wall and CPU time of a call: on a shared host the wall time also counts waiting for a core,
+/// the thread's CPU time does not (it does count the kernel's page faults).
+struct CallTime
+{
+    double wall = 0.0;
+    double cpu = 0.0;
+
+    template<typename Call>
+    void Add(Call call)
+    {
+        const double cpuStart = ThreadCpuSeconds();
+        const auto start = std::chrono::steady_clock::now();
+        call();
+        wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        cpu += ThreadCpuSeconds() - cpuStart;
+    }
+};
 
 /// What one client's update becomes after crossing to the server and being decoded there.
 struct RoundTrip
 {
     std::vector<uint8_t> payload; ///< every byte the client sent
     std::vector<float> decoded;
-    double encodeSeconds = 0.0;
-    double decodeSeconds = 0.0;
+    CallTime encode;
+    CallTime decode;
     uint64_t serverBytes = 0; ///< a two-exchange codec's messages from the server
 };
 
@@ -150,16 +172,12 @@ SingleRoundTrip(const CodecSpec& spec,
     RoundTrip trip;
     Rng rng(seed);
     codec.BeginRound(1);
-    auto start = std::chrono::steady_clock::now();
-    codec.Encode(layout, input, rng, trip.payload);
-    trip.encodeSeconds = SecondsSince(start);
+    trip.encode.Add([&] { codec.Encode(layout, input, rng, trip.payload); });
 
     // A separate decoder, as at the server: nothing but the payload crosses over.
     std::unique_ptr<Codec> decoder = MakeCodec(spec);
     trip.decoded.resize(input.size());
-    start = std::chrono::steady_clock::now();
-    decoder->Decode(layout, trip.payload, trip.decoded);
-    trip.decodeSeconds = SecondsSince(start);
+    trip.decode.Add([&] { decoder->Decode(layout, trip.payload, trip.decoded); });
     return trip;
 }
 
@@ -181,25 +199,21 @@ ExchangeRoundTrip(Codec& codec,
 
     Rng rng(seed);
     codec.BeginRound(1);
-    auto start = std::chrono::steady_clock::now();
-    codec.Encode(layout, input, rng, trip.payload);
-    trip.encodeSeconds = SecondsSince(start);
+    trip.encode.Add([&] { codec.Encode(layout, input, rng, trip.payload); });
     const size_t firstSize = trip.payload.size();
 
-    start = std::chrono::steady_clock::now();
-    server->AddFirst(trip.payload, 1.0);
-    server->CloseFirstPhase(message);
-    trip.decodeSeconds = SecondsSince(start);
+    trip.decode.Add([&] {
+        server->AddFirst(trip.payload, 1.0);
+        server->CloseFirstPhase(message);
+    });
 
-    start = std::chrono::steady_clock::now();
-    codec.EncodeReply(layout, message, trip.payload);
-    trip.encodeSeconds += SecondsSince(start);
+    trip.encode.Add([&] { codec.EncodeReply(layout, message, trip.payload); });
 
     trip.decoded.resize(input.size());
-    start = std::chrono::steady_clock::now();
-    server->AddReply(std::span<const uint8_t>(trip.payload).subspan(firstSize), 1.0);
-    server->Result(trip.decoded);
-    trip.decodeSeconds += SecondsSince(start);
+    trip.decode.Add([&] {
+        server->AddReply(std::span<const uint8_t>(trip.payload).subspan(firstSize), 1.0);
+        server->Result(trip.decoded);
+    });
     trip.serverBytes = state.size() + message.size();
     return trip;
 }
@@ -259,8 +273,6 @@ RunCodecCommand(const CodecCommandOptions& options)
                                : SingleRoundTrip(spec, *codec, layout, input, options.seed);
     const std::vector<uint8_t>& payload = trip.payload;
     const std::vector<float>& decoded = trip.decoded;
-    const double encodeSeconds = trip.encodeSeconds;
-    const double decodeSeconds = trip.decodeSeconds;
 
     double error = 0.0;
     double norm = 0.0;
@@ -288,8 +300,10 @@ RunCodecCommand(const CodecCommandOptions& options)
     report["raw_bytes"] = raw.size();
     report["payload_bytes"] = payload.size();
     report["ratio"] = payload.empty() ? 0.0 : double(raw.size()) / double(payload.size());
-    report["encode_seconds"] = encodeSeconds;
-    report["decode_seconds"] = decodeSeconds;
+    report["encode_seconds"] = trip.encode.wall;
+    report["decode_seconds"] = trip.decode.wall;
+    report["encode_cpu_seconds"] = trip.encode.cpu;
+    report["decode_cpu_seconds"] = trip.decode.cpu;
     report["l2_error"] = std::sqrt(error);
     report["relative_l2_error"] = norm > 0 ? std::sqrt(error / norm) : 0.0;
     report["nnz"] = nnz;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -277,6 +278,33 @@ CheckTransport(const ScenarioConfig& config, std::vector<std::string>& errors)
         errors.push_back("output.flowmon: " + name +
                          " carries no packets; FlowMonitor needs a "
                          "transport that does (\"tcp\")");
+    }
+    if (transport->needsLinkDelayAndLoss)
+    {
+        // Each link model says whether it can state them (link-types.h); none is assumed
+        // lossless. Hub families share one backhaul object: one message per path.
+        std::set<std::string> refused;
+        auto check = [&](const LinkConfig& link) {
+            const LinkTypeTraits* type = FindLinkType(link.type);
+            if (type != nullptr && !type->noDelayAndLossBecause.empty() &&
+                refused.insert(link.path).second)
+            {
+                errors.push_back(link.path + ".type: " + name +
+                                 " needs each link's one-way delay and loss per direction, "
+                                 "which link type \"" +
+                                 link.type + "\" cannot state (" +
+                                 std::string(type->noDelayAndLossBecause) +
+                                 "; use the \"tcp\" transport)");
+            }
+        };
+        for (const ClientGroupConfig& group : config.groups)
+        {
+            check(group.backhaul);
+        }
+        for (const auto& hub : config.network.hubs)
+        {
+            check(hub.backhaul);
+        }
     }
     if (transport->fixedTcpBecause.empty())
     {

@@ -137,11 +137,8 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
         m_spec.coreRateBps);
     m_serverAddress = serverAddress;
     SetDefaultRoute(coreDevices.Get(0), routerCoreAddress);
-    m_transportLinks.push_back({m_router.Get(0)->GetId(),
-                                m_server.Get(0)->GetId(),
-                                m_coreLink.get(),
-                                m_spec.coreDelayS,
-                                nullptr});
+    m_transportLinks.push_back(
+        {m_router.Get(0)->GetId(), m_server.Get(0)->GetId(), m_coreLink.get(), nullptr});
 
     std::vector<int32_t> clientHub;
     for (const BackhaulSpec::Client& client : clients)
@@ -173,7 +170,6 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
         clientTransport.push_back({m_clients.Get(i)->GetId(),
                                    upstream(clientHub[i])->GetId(),
                                    &installed,
-                                   link.delayS,
                                    link.background ? &*link.background : nullptr});
         if (installed.RoutesClient())
         {
@@ -206,7 +202,6 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
         m_transportLinks.push_back({m_hubs.Get(h)->GetId(),
                                     upstream(hubs[h].parent)->GetId(),
                                     &installed,
-                                    link.delayS,
                                     link.background ? &*link.background : nullptr});
         if (m_spec.packetBackground)
         {

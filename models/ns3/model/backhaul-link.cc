@@ -9,6 +9,7 @@
 #include <ns3/ipv4-interface.h>
 #include <ns3/ipv4-l3-protocol.h>
 #include <ns3/point-to-point-net-device.h>
+#include <ns3/pointer.h>
 #include <ns3/queue-disc.h>
 #include <ns3/queue.h>
 #include <ns3/traffic-control-layer.h>
@@ -233,6 +234,45 @@ uint64_t
 PointToPointInstalledLink::NominalRateBps() const
 {
     return m_nominalRateBps;
+}
+
+std::optional<double>
+PointToPointInstalledLink::DelayS(LinkDirection direction) const
+{
+    if (Ptr<VariableRateLink> variable = GetDevices().Get(0)->GetObject<VariableRateLink>())
+    {
+        return variable->DelayS(direction == LinkDirection::Uplink ? VariableRateLink::UP
+                                                                   : VariableRateLink::DOWN);
+    }
+    // An asymmetric channel has its own "DelayDown".
+    Ptr<Channel> channel = GetDevices().Get(0)->GetChannel();
+    TimeValue delay;
+    if (direction == LinkDirection::Downlink && channel->GetAttributeFailSafe("DelayDown", delay))
+    {
+        return delay.Get().GetSeconds();
+    }
+    channel->GetAttribute("Delay", delay);
+    return delay.Get().GetSeconds();
+}
+
+std::optional<double>
+PointToPointInstalledLink::LossOf(LinkDirection direction, uint32_t wireBytes) const
+{
+    if (Ptr<VariableRateLink> variable = GetDevices().Get(0)->GetObject<VariableRateLink>())
+    {
+        return variable->LossOf(direction == LinkDirection::Uplink ? VariableRateLink::UP
+                                                                   : VariableRateLink::DOWN,
+                                wireBytes);
+    }
+    // p2p: the receiver's error model, if the scenario asked for loss.
+    PointerValue value;
+    GetReceiver(direction)->GetAttribute("ReceiveErrorModel", value);
+    Ptr<RateErrorModel> errors = value.Get<RateErrorModel>();
+    if (!errors || !errors->IsEnabled())
+    {
+        return 0.0;
+    }
+    return ErrorModelLoss(errors->GetUnit(), errors->GetRate(), wireBytes);
 }
 
 double

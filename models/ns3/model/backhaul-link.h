@@ -91,6 +91,15 @@ class InstalledLink
         return NominalRateBps();
     }
 
+    /// One-way propagation delay of `direction` now, in seconds, as the model states it (the
+    /// flow transport moves no packets through the devices, so it asks here); nullopt for a
+    /// model that cannot state one (lte: scheduling and HARQ make its delay), which the flow
+    /// transport then refuses (models/link-config/link-types.h, statesDelayAndLoss).
+    virtual std::optional<double> DelayS(LinkDirection direction) const = 0;
+    /// The probability that `direction` loses a packet of `wireBytes` now, by the model's own
+    /// error process; nullopt where DelayS is.
+    virtual std::optional<double> LossOf(LinkDirection direction, uint32_t wireBytes) const = 0;
+
     /// When the link first carries traffic (lte: after the UE has attached); the client's
     /// application starts then.
     virtual double ReadyS() const = 0;
@@ -161,6 +170,10 @@ class PointToPointInstalledLink : public InstalledLink
     uint64_t NominalRateBps() const override;
     uint64_t CapacityBpsOf(LinkDirection direction) const override;
     uint64_t NominalRateBpsOf(LinkDirection direction) const override;
+    /// From the VariableRateLink aggregated to the devices (trace, microwave: what the model
+    /// last set), otherwise from the channel's delay and the receiver's error model (p2p).
+    std::optional<double> DelayS(LinkDirection direction) const override;
+    std::optional<double> LossOf(LinkDirection direction, uint32_t wireBytes) const override;
     double ReadyS() const override;
     bool RoutesClient() const override;
 

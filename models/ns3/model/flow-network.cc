@@ -1,12 +1,7 @@
 #include "models/ns3/model/flow-network.h"
 
-#include "compression/portable-math.h"
-
-#include <ns3/error-model.h>
+#include <ns3/abort.h>
 #include <ns3/log.h>
-#include <ns3/point-to-point-channel.h>
-#include <ns3/point-to-point-net-device.h>
-#include <ns3/pointer.h>
 #include <ns3/simulator.h>
 
 #include <algorithm>
@@ -25,55 +20,6 @@ namespace
 constexpr double kSynWireBytes = 58;
 constexpr double kAckWireBytes = 54;
 
-/// The one-way delay of a direction of a link over a point-to-point channel (read now: trace
-/// links change it); an asymmetric channel has its own "DelayDown".
-double
-ChannelDelayS(const TransportLink& link, LinkDirection direction)
-{
-    Ptr<Channel> channel = link.link->GetDevices().Get(0)->GetChannel();
-    if (Ptr<PointToPointChannel> p2p = DynamicCast<PointToPointChannel>(channel))
-    {
-        TimeValue delay;
-        if (direction == LinkDirection::Downlink && p2p->GetAttributeFailSafe("DelayDown", delay))
-        {
-            return delay.Get().GetSeconds();
-        }
-        p2p->GetAttribute("Delay", delay);
-        return delay.Get().GetSeconds();
-    }
-    return link.delayS;
-}
-
-/// The probability that the receiver's error model drops a full segment (p2p, microwave and
-/// trace links lose packets through one).
-double
-ReceiveLoss(const TransportLink& link, LinkDirection direction, uint32_t wireBytes)
-{
-    Ptr<PointToPointNetDevice> receiver =
-        DynamicCast<PointToPointNetDevice>(link.link->GetReceiver(direction));
-    if (!receiver)
-    {
-        return 0.0;
-    }
-    PointerValue value;
-    receiver->GetAttribute("ReceiveErrorModel", value);
-    Ptr<RateErrorModel> errors = value.Get<RateErrorModel>();
-    if (!errors || !errors->IsEnabled())
-    {
-        return 0.0;
-    }
-    const double rate = std::clamp(errors->GetRate(), 0.0, 1.0);
-    switch (errors->GetUnit())
-    {
-        case RateErrorModel::ERROR_UNIT_BIT:
-            return 1.0 - fedran::pmath::Pow(1.0 - rate, wireBytes * 8.0);
-        case RateErrorModel::ERROR_UNIT_BYTE:
-            return 1.0 - fedran::pmath::Pow(1.0 - rate, wireBytes);
-        default:
-            return rate;
-    }
-}
-
 } // namespace
 
 FlowNetwork::FlowNetwork(const TransportTopology& topology, const fedran::TcpFlowSettings& tcp)
@@ -84,6 +30,14 @@ FlowNetwork::FlowNetwork(const TransportTopology& topology, const fedran::TcpFlo
     for (uint32_t i = 0; i < m_links.size(); ++i)
     {
         const TransportLink& link = m_links[i];
+        // The scenario reader refuses such links first (link-types.h, statesDelayAndLoss);
+        // this is for programs that build a topology themselves.
+        NS_ABORT_MSG_UNLESS(link.link->DelayS(LinkDirection::Uplink) &&
+                                link.link->LossOf(LinkDirection::Uplink, 1),
+                            "flow transport: the link from node "
+                                << link.child << " to node " << link.parent
+                                << " cannot state its delay and loss; its model needs "
+                                   "the packet-level transport (\"tcp\")");
         m_indexOf[link.link] = i;
         m_upLinkOf[link.child] = i;
         m_fluid.AddLink(static_cast<double>(link.link->AvailableBpsOf(LinkDirection::Uplink)));
@@ -155,9 +109,9 @@ FlowNetwork::Hops(const Path& path, LinkDirection direction) const
         const TransportLink& link = m_links[l];
         fedran::PathHop hop;
         hop.capacityBps = static_cast<double>(link.link->AvailableBpsOf(direction));
-        hop.delayS = ChannelDelayS(link, direction);
+        hop.delayS = *link.link->DelayS(direction);
         // An outage shows as every packet lost; its capacity 0 says it already.
-        hop.loss = hop.capacityBps > 0.0 ? ReceiveLoss(link, direction, segment) : 0.0;
+        hop.loss = hop.capacityBps > 0.0 ? *link.link->LossOf(direction, segment) : 0.0;
         hops.push_back(hop);
     }
     return hops;

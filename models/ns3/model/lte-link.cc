@@ -1,6 +1,7 @@
 #include "models/ns3/model/lte-link.h"
 
 #include "compression/portable-math.h"
+#include "models/ns3/model/lte-params.h"
 
 #include <ns3/boolean.h>
 #include <ns3/config.h>
@@ -43,8 +44,6 @@ namespace ns3
 namespace
 {
 
-using nlohmann::json;
-
 /// Cells stand this far apart on a line, so that one cell's transmissions reach another's
 /// receivers > 150 dB down: groups do not interfere (see docs/links.md).
 constexpr double kCellSpacingM = 1000e3;
@@ -59,48 +58,6 @@ constexpr uint32_t kRlcBufferBytes = 1u << 20;
 /// SYN would cost TCP's 3 s connection timeout.
 constexpr double kAttachS = 0.2;
 constexpr double kThermalNoiseDbmPerHz = -174.0;
-
-/// The group's radio settings, with the schema's defaults for keys a hand-made config omits.
-struct LteParams
-{
-    std::vector<double> distancesM;
-    uint32_t uesPerEnb = 0; ///< 0: one cell for the whole group
-    uint32_t bandwidthRb = 25;
-    uint32_t earfcn = 100;
-    double enbTxPowerDbm = 43.0;
-    double ueTxPowerDbm = 23.0;
-    std::string scheduler = "pf";
-    std::string pathloss = "log_distance";
-    double exponent = 3.0;
-    double referenceDistanceM = 100.0;
-
-    explicit LteParams(const json& spec)
-    {
-        const json distance = spec.value("distance_m", json(500.0));
-        if (distance.is_array())
-        {
-            distancesM = distance.get<std::vector<double>>();
-        }
-        else
-        {
-            distancesM = {distance.get<double>()};
-        }
-        uesPerEnb = spec.value("ues_per_enb", 0u);
-        bandwidthRb = spec.value("bandwidth_rb", bandwidthRb);
-        earfcn = spec.value("earfcn", earfcn);
-        enbTxPowerDbm = spec.value("enb_tx_power_dbm", enbTxPowerDbm);
-        ueTxPowerDbm = spec.value("ue_tx_power_dbm", ueTxPowerDbm);
-        scheduler = spec.value("scheduler", scheduler);
-        pathloss = spec.value("pathloss", pathloss);
-        exponent = spec.value("pathloss_exponent", exponent);
-        referenceDistanceM = spec.value("reference_distance_m", referenceDistanceM);
-    }
-
-    uint32_t UlEarfcn() const
-    {
-        return earfcn + 18000; // FDD: uplink EARFCN = downlink + 18000 (3GPP TS 36.101)
-    }
-};
 
 /// The path loss of one cell in one direction: Friis, or log-distance whose reference loss
 /// is Friis at the reference distance (free space up to it, `exponent` beyond).
@@ -265,7 +222,8 @@ class LteInstalledLink : public InstalledLink
                      Ipv4Address address,
                      std::shared_ptr<LteLink::PgwTaps> pgw,
                      std::shared_ptr<const double> sinrDb,
-                     uint32_t rbs)
+                     uint32_t rbs,
+                     double s1uDelayS)
         : InstalledLink(std::move(devices))
         , m_ueIp(ueIp)
         , m_lteInterface(lteInterface)
@@ -274,6 +232,7 @@ class LteInstalledLink : public InstalledLink
         , m_sinrDb(std::move(sinrDb))
         , m_rbs(rbs)
         , m_nominalRateBps(UplinkCapacityBps(*m_sinrDb, rbs))
+        , m_s1uDelayS(s1uDelayS)
     {
     }
 
@@ -311,6 +270,20 @@ class LteInstalledLink : public InstalledLink
         return std::nullopt; // in RLC buffers, which ns-3 does not expose
     }
 
+    /// The S1-U link's (backhaul.delay): the radio's scheduling and HARQ add a delay that
+    /// varies with load and is not stated here (docs/flow-validation.md, LTE).
+    std::optional<double> DelayS(LinkDirection) const override
+    {
+        return m_s1uDelayS;
+    }
+
+    /// None: RLC acknowledged mode (set in LteLink::Install) and HARQ retransmit what the
+    /// radio loses, so IP packets are delayed, not lost.
+    std::optional<double> LossOf(LinkDirection, uint32_t) const override
+    {
+        return 0.0;
+    }
+
     uint64_t CapacityBps() const override
     {
         return UplinkCapacityBps(*m_sinrDb, m_rbs);
@@ -344,6 +317,7 @@ class LteInstalledLink : public InstalledLink
     std::shared_ptr<const double> m_sinrDb;
     uint32_t m_rbs;
     uint64_t m_nominalRateBps;
+    double m_s1uDelayS;
 };
 
 void
@@ -528,7 +502,8 @@ LteLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::LinkConfig& c
                                               address,
                                               m_pgwTaps,
                                               sinrDb,
-                                              rbs);
+                                              rbs,
+                                              config.delayS);
 }
 
 int64_t

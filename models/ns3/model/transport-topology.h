@@ -18,9 +18,8 @@ struct TransportLink
 {
     uint32_t child = 0;  ///< node id of the end away from the server
     uint32_t parent = 0; ///< node id of the end toward the server
+    /// Its delay and loss per direction come from here (InstalledLink::DelayS, LossOf).
     const InstalledLink* link = nullptr;
-    /// One-way delay where the link's devices do not say (lte: the S1-U delay).
-    double delayS = 0.0;
     /// The link's background traffic (backhaul.background), if any.
     const fedran::BackgroundConfig* background = nullptr;
 };

@@ -1,5 +1,6 @@
 #include "models/ns3/model/variable-rate-link.h"
 
+#include "compression/portable-math.h"
 #include "models/ns3/model/asymmetric-link.h"
 
 #include <ns3/abort.h>
@@ -7,6 +8,8 @@
 #include <ns3/point-to-point-channel.h>
 #include <ns3/point-to-point-net-device.h>
 #include <ns3/pointer.h>
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -51,6 +54,14 @@ VariableRateLink::Attach(const NetDeviceContainer& devices)
     m_capacityDown = rate.Get().GetBitRate();
     ApplyErrors(UP);
     ApplyErrors(DOWN);
+    Ptr<Channel> channel = m_devices.Get(0)->GetChannel();
+    TimeValue delay;
+    channel->GetAttribute("Delay", delay);
+    m_delay[UP] = m_delay[DOWN] = delay.Get();
+    if (channel->GetAttributeFailSafe("DelayDown", delay))
+    {
+        m_delay[DOWN] = delay.Get();
+    }
 }
 
 void
@@ -118,6 +129,7 @@ VariableRateLink::SetDelay(Time delay)
     // The channel reads its delay at every transmission.
     Ptr<Channel> channel = m_devices.Get(0)->GetChannel();
     channel->SetAttribute("Delay", TimeValue(delay));
+    m_delay[UP] = m_delay[DOWN] = delay;
     if (DynamicCast<AsymmetricPointToPointChannel>(channel))
     {
         channel->SetAttribute("DelayDown", TimeValue(delay));
@@ -135,6 +147,32 @@ VariableRateLink::SetDelay(Way way, Time delay)
         return;
     }
     channel->SetAttribute(way == UP ? "Delay" : "DelayDown", TimeValue(delay));
+    m_delay[way] = delay;
+}
+
+double
+VariableRateLink::LossOf(Way way, uint32_t wireBytes) const
+{
+    // As ApplyErrors sets the receiver's error model.
+    const bool out = GetCapacity(way) == 0;
+    return ErrorModelLoss(out ? RateErrorModel::ERROR_UNIT_PACKET : m_unit[way],
+                          out ? 1.0 : m_errorRate[way],
+                          wireBytes);
+}
+
+double
+ErrorModelLoss(RateErrorModel::ErrorUnit unit, double rate, uint32_t wireBytes)
+{
+    rate = std::clamp(rate, 0.0, 1.0);
+    switch (unit)
+    {
+        case RateErrorModel::ERROR_UNIT_BIT:
+            return 1.0 - fedran::pmath::Pow(1.0 - rate, wireBytes * 8.0);
+        case RateErrorModel::ERROR_UNIT_BYTE:
+            return 1.0 - fedran::pmath::Pow(1.0 - rate, wireBytes);
+        default:
+            return rate;
+    }
 }
 
 void

@@ -58,6 +58,16 @@ class VariableRateLink : public Object
         return way == UP ? m_capacity.Get() : m_capacityDown.Get();
     }
 
+    /// `way`'s one-way propagation delay now, in seconds: what SetDelay last set.
+    double DelayS(Way way) const
+    {
+        return m_delay[way].GetSeconds();
+    }
+
+    /// The probability that `way` loses a packet of `wireBytes` now: the bit error rate or
+    /// packet loss last set, and every packet while the direction is out.
+    double LossOf(Way way, uint32_t wireBytes) const;
+
     int64_t AssignStreams(int64_t stream);
 
   protected:
@@ -74,7 +84,12 @@ class VariableRateLink : public Object
     RateErrorModel::ErrorUnit m_unit[2] = {RateErrorModel::ERROR_UNIT_PACKET,
                                            RateErrorModel::ERROR_UNIT_PACKET};
     double m_errorRate[2] = {0.0, 0.0};
+    Time m_delay[2]; ///< per way, as the channel has it
 };
+
+/// The probability that a RateErrorModel of `unit` and `rate` drops a packet of `wireBytes`
+/// (bits and bytes fail independently): what the flow transport takes as a hop's loss.
+double ErrorModelLoss(RateErrorModel::ErrorUnit unit, double rate, uint32_t wireBytes);
 
 } // namespace ns3
 
