@@ -60,7 +60,7 @@ struct RungWindow
 
 struct ControllerConfig
 {
-    Policy policy = Policy::Deadline;
+    Policy policy = Policy::Time; ///< the default of an adaptive uplink with no `policy`
     size_t fixedRung = 0;
     double safety = 0.8;
     /// Unset: robust_harmonic_mean for `time`, harmonic_mean for the others.

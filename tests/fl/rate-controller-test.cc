@@ -180,6 +180,7 @@ TEST(RateControllerTest, DeadlineFitsTheBudgetWhenBandwidthDropsTenfoldAndClimbs
 TEST(RateControllerTest, DeadlineBudgetShrinksWithComputeAndElapsedTime)
 {
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     config.initialBps = 1e6;
     RateController controller(config);
     RoundInputs in = Round(1);
@@ -244,6 +245,7 @@ TEST(RateControllerTest, NoHistoryUsesTheDownlinkOrTheConfiguredEnd)
     RoundInputs in = Round(1);
     in.downlinkBps = 1e6;
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     EXPECT_EQ(RateController(config).Decide(in, Ladder()).rung, 0u);
     config.noHistory = NoHistory::MostFaithful;
     in.downlinkBps.reset();
@@ -312,6 +314,7 @@ TEST(RateControllerTest, HybridTakesTheCoarserOfVarianceAndBandwidth)
 TEST(RateControllerTest, RungScheduleRestrictsByRound)
 {
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     config.initialBps = 1e9;
     config.rungSchedule = {{1, 0, 0}, {3, 1, 3}, {5, 0, 3}};
     RateController controller(config);
@@ -328,6 +331,7 @@ TEST(RateControllerTest, RungScheduleRestrictsByRound)
 TEST(RateControllerTest, NearZeroUpdatesSkipButNeverMoreThanMaxStalenessInARow)
 {
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     config.skipRatio = 0.1;
     config.maxStaleness = 3;
     config.initialBps = 1e9;
@@ -357,6 +361,7 @@ TEST(RateControllerTest, NearZeroUpdatesSkipButNeverMoreThanMaxStalenessInARow)
 TEST(RateControllerTest, NormalUpdatesDoNotSkip)
 {
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     config.skipRatio = 0.1;
     config.initialBps = 1e9;
     RateController controller(config);

@@ -134,5 +134,17 @@ TEST(TimePolicyTest, ControllerPlansWithTheRobustPredictorAndTheRoundEnd)
                  CodecConfigError);
 }
 
+TEST(TimePolicyTest, IsTheDefaultPolicyWithTheRobustPredictor)
+{
+    const ControllerConfig config =
+        ParseControllerConfig({{"type", "adaptive"}, {"ladder", {1, 2}}}, "uplink", 2);
+    EXPECT_EQ(config.policy, Policy::Time);
+    EXPECT_FALSE(config.estimator); // robust_harmonic_mean, chosen by the controller
+    RateController controller(config);
+    controller.AddTransfer(AtBps(1e6));
+    controller.AddTransfer(AtBps(1e7)); // a level shift: followed at once
+    EXPECT_NEAR(*controller.PredictBps(), 1e7, 1e-3);
+}
+
 } // namespace
 } // namespace fedran::control
