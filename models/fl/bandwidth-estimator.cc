@@ -1,5 +1,7 @@
 #include "models/fl/bandwidth-estimator.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace fedran::control
@@ -52,6 +54,76 @@ HarmonicMeanEstimator::PredictBps() const
         inverse += 1.0 / bps;
     }
     return double(m_bps.size()) / inverse;
+}
+
+RobustHarmonicMeanEstimator::RobustHarmonicMeanEstimator(size_t window)
+    : m_window(window)
+{
+    if (window == 0)
+    {
+        throw std::invalid_argument("harmonic mean window must be at least 1");
+    }
+}
+
+std::optional<double>
+RobustHarmonicMeanEstimator::UndiscountedBps() const
+{
+    if (m_bps.empty())
+    {
+        return std::nullopt;
+    }
+    double inverse = 0.0;
+    for (double bps : m_bps)
+    {
+        inverse += 1.0 / bps;
+    }
+    return double(m_bps.size()) / inverse;
+}
+
+void
+RobustHarmonicMeanEstimator::Add(const TransferSample& sample)
+{
+    if (!Usable(sample))
+    {
+        return;
+    }
+    const double bps = sample.Bps();
+    const std::optional<double> predicted = UndiscountedBps();
+    if (predicted && (bps > kLevelShift * *predicted || bps * kLevelShift < *predicted))
+    {
+        // A new link rate, not noise around the old one: what came before says nothing of it.
+        m_bps.clear();
+        m_errors.clear();
+    }
+    else if (predicted)
+    {
+        m_errors.push_back(std::abs(*predicted - bps) / bps);
+        if (m_errors.size() > m_window)
+        {
+            m_errors.pop_front();
+        }
+    }
+    m_bps.push_back(bps);
+    if (m_bps.size() > m_window)
+    {
+        m_bps.pop_front();
+    }
+}
+
+std::optional<double>
+RobustHarmonicMeanEstimator::PredictBps() const
+{
+    const std::optional<double> mean = UndiscountedBps();
+    if (!mean)
+    {
+        return std::nullopt;
+    }
+    double maxError = 0.0;
+    for (double e : m_errors)
+    {
+        maxError = std::max(maxError, e);
+    }
+    return *mean / (1.0 + maxError);
 }
 
 EwmaEstimator::EwmaEstimator(double alpha)

@@ -70,6 +70,39 @@ class EwmaEstimator : public BandwidthEstimator
     std::optional<double> m_estimate;
 };
 
+/**
+ * RobustMPC's predictor (Yin et al., SIGCOMM 2015; Pensieve's reference `mpc.py`): the
+ * harmonic mean of the last `window` throughputs divided by 1 + the largest relative error
+ * |prediction - measured| / measured of the last `window` undiscounted predictions, so a
+ * client whose link has been hard to predict plans with a lower bound.
+ *
+ * The plain rule lags a level shift: after 20 -> 200 kbit/s the harmonic mean of
+ * [20, 20, 20, 20, 200] is 24.7 kbit/s, and the shift's own error (0.9) then halves every
+ * prediction for `window` more uploads. So a measurement more than kLevelShift times above or
+ * below the undiscounted prediction is taken as a new link rate: the history (throughputs and
+ * errors) restarts from it, and the next prediction is that measurement. A single outlier
+ * costs one upload's misprediction: the next ordinary measurement is again a shift back.
+ */
+class RobustHarmonicMeanEstimator : public BandwidthEstimator
+{
+  public:
+    /// Measured / predicted beyond this factor (either way) restarts the history.
+    static constexpr double kLevelShift = 2.0;
+
+    explicit RobustHarmonicMeanEstimator(size_t window);
+
+    void Add(const TransferSample& sample) override;
+    std::optional<double> PredictBps() const override;
+
+    /// The harmonic mean before the error discount (nothing before the first sample).
+    std::optional<double> UndiscountedBps() const;
+
+  private:
+    size_t m_window;
+    std::deque<double> m_bps;
+    std::deque<double> m_errors; ///< relative errors of the predictions of the kept samples
+};
+
 } // namespace fedran::control
 
 #endif

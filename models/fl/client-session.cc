@@ -220,7 +220,8 @@ void
 ClientSession::PrepareRound(uint32_t round,
                             uint64_t modelFrameBytes,
                             double downloadS,
-                            double computeS)
+                            double computeS,
+                            double modelFirstByteS)
 {
     if (!m_controller)
     {
@@ -239,6 +240,8 @@ ClientSession::PrepareRound(uint32_t round,
         in.downlinkBps = 8.0 * double(modelFrameBytes) / downloadS;
     }
     in.predictedBps = m_controller->PredictBps();
+    m_controller->RoundStarted(round, modelFirstByteS - m_rttS / 2.0);
+    in.roundEnd = m_controller->RoundEnd();
     m_inputsMeasuredBps = m_lastMeasuredBps;
     in.learningRate = LearningRate(m_task->training, round);
 }
@@ -582,6 +585,7 @@ ClientSession::Delivered(const Delivery& delivery)
     if (m_controller)
     {
         m_controller->AddTransfer({double(measured.bytes), measured.durationS, measured.rttS});
+        m_controller->UpdateArrived(round, delivery.acknowledgedS - delivery.rttS / 2.0);
     }
     return measured;
 }

@@ -70,8 +70,9 @@ struct EncodedUpdate
 struct Delivery
 {
     uint64_t bytes = 0;
-    double durationS = 0.0; ///< handed over until the last byte was acknowledged
-    double rttS = 0.0;      ///< the transport's smoothed RTT then
+    double durationS = 0.0;     ///< handed over until the last byte was acknowledged
+    double rttS = 0.0;          ///< the transport's smoothed RTT then
+    double acknowledgedS = 0.0; ///< when, on the client's own clock
 };
 
 class ClientSession
@@ -96,7 +97,12 @@ class ClientSession
 
     /// An adaptive uplink's inputs known once the model has arrived: the model's download as
     /// the client saw it (first byte to last), its size, and the compute time ahead.
-    void PrepareRound(uint32_t round, uint64_t modelFrameBytes, double downloadS, double computeS);
+    /// `modelFirstByteS`: when its first byte arrived, on the client's own clock.
+    void PrepareRound(uint32_t round,
+                      uint64_t modelFrameBytes,
+                      double downloadS,
+                      double computeS,
+                      double modelFirstByteS = 0.0);
 
     /// Trains on this client's data from its copy of the model and encodes the update (or,
     /// adaptive, picks a rung or skips); record.encodeS is the encoding's simulated time,

@@ -163,15 +163,16 @@ ParseControllerConfig(const nlohmann::json& spec, const std::string& path, size_
                                          {"throughput", Policy::Throughput},
                                          {"deadline", Policy::Deadline},
                                          {"variance", Policy::Variance},
-                                         {"hybrid", Policy::Hybrid}})
+                                         {"hybrid", Policy::Hybrid},
+                                         {"time", Policy::Time}})
                         .value_or(config.policy);
     config.fixedRung = reader.Count("rung", 0, rungs - 1).value_or(0);
     config.safety = reader.Number("safety", 0.0, 1.0, true).value_or(config.safety);
-    config.estimator = reader
-                           .Choice<EstimatorKind>("estimator",
-                                                  {{"harmonic_mean", EstimatorKind::HarmonicMean},
-                                                   {"ewma", EstimatorKind::Ewma}})
-                           .value_or(config.estimator);
+    config.estimator =
+        reader.Choice<EstimatorKind>("estimator",
+                                     {{"harmonic_mean", EstimatorKind::HarmonicMean},
+                                      {"ewma", EstimatorKind::Ewma},
+                                      {"robust_harmonic_mean", EstimatorKind::RobustHarmonicMean}});
     config.window = reader.Count("window", 1, 1000).value_or(config.window);
     config.ewmaAlpha = reader.Number("ewma_alpha", 0.0, 1.0, true).value_or(config.ewmaAlpha);
     config.initialBps = reader.Number("initial_bps", 0.0, 1e15, true);

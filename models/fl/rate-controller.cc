@@ -1,5 +1,7 @@
 #include "models/fl/rate-controller.h"
 
+#include "models/fl/time-policy.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -9,9 +11,16 @@ namespace fedran::control
 RateController::RateController(ControllerConfig config)
     : m_config(std::move(config))
 {
-    if (m_config.estimator == EstimatorKind::Ewma)
+    const EstimatorKind kind = m_config.estimator.value_or(m_config.policy == Policy::Time
+                                                               ? EstimatorKind::RobustHarmonicMean
+                                                               : EstimatorKind::HarmonicMean);
+    if (kind == EstimatorKind::Ewma)
     {
         m_estimator = std::make_unique<EwmaEstimator>(m_config.ewmaAlpha);
+    }
+    else if (kind == EstimatorKind::RobustHarmonicMean)
+    {
+        m_estimator = std::make_unique<RobustHarmonicMeanEstimator>(m_config.window);
     }
     else
     {
@@ -122,12 +131,15 @@ RateController::Decide(const RoundInputs& in, size_t rungCount, const RungMeasur
     }
 
     size_t varianceRung = allowed.first;
-    if (policy == Policy::Variance || policy == Policy::Hybrid)
+    if (NeedsError())
     {
         if (in.updateNorm > 0.0 && in.gradVariance > 0.0 && in.steps > 0)
         {
             decision.noiseRatio = in.learningRate * in.learningRate * double(in.steps) *
                                   in.gradVariance / (in.updateNorm * in.updateNorm);
+        }
+        if (decision.noiseRatio && policy != Policy::Time)
+        {
             varianceRung = VarianceRung(*decision.noiseRatio, measure, allowed);
         }
         if (policy == Policy::Variance)
@@ -150,6 +162,18 @@ RateController::Decide(const RoundInputs& in, size_t rungCount, const RungMeasur
         decision.predictedBps = m_config.initialBps;
     }
     size_t bandwidthRung;
+    if (policy == Policy::Time && decision.predictedBps && *decision.predictedBps > 0.0)
+    {
+        TimeInputs timeIn;
+        timeIn.startToModelS = in.elapsedS;
+        timeIn.computeS = in.computeS;
+        timeIn.bps = *decision.predictedBps;
+        timeIn.noiseRatio = decision.noiseRatio.value_or(0.0);
+        timeIn.roundEnd = in.roundEnd;
+        timeIn.deadlineS = in.deadlineS;
+        decision.rung = ChooseForTime(timeIn, measure, allowed).rung;
+        return decision;
+    }
     if (decision.predictedBps)
     {
         bandwidthRung = FitRung(*decision.predictedBps, *decision.timeBudgetS, measure, allowed);

@@ -9,6 +9,7 @@
 
 #include "compression/adaptive-ladder.h"
 #include "models/fl/bandwidth-estimator.h"
+#include "models/fl/round-clock.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -31,12 +32,14 @@ enum class Policy
     Deadline,   ///< as Throughput, budget = deadline - compute - elapsed
     Variance,   ///< fewest bits whose relative error stays under kappa x the sampling noise
     Hybrid,     ///< Variance's choice, or a coarser rung if the Deadline budget demands it
+    Time,       ///< most expected progress per second of round time (time-policy.h)
 };
 
 enum class EstimatorKind
 {
     HarmonicMean,
     Ewma,
+    RobustHarmonicMean, ///< RobustMPC's, restarted at a level shift (bandwidth-estimator.h)
 };
 
 /// Where the bandwidth prediction comes from before the first measured upload.
@@ -57,10 +60,11 @@ struct RungWindow
 
 struct ControllerConfig
 {
-    Policy policy = Policy::Deadline;
+    Policy policy = Policy::Time; ///< the default of an adaptive uplink with no `policy`
     size_t fixedRung = 0;
     double safety = 0.8;
-    EstimatorKind estimator = EstimatorKind::HarmonicMean;
+    /// Unset: robust_harmonic_mean for `time`, harmonic_mean for the others.
+    std::optional<EstimatorKind> estimator;
     size_t window = 5;
     double ewmaAlpha = 0.3;
     std::optional<double> initialBps;
@@ -98,6 +102,9 @@ struct RoundInputs
     double gradVariance = 0.0; ///< tr Cov of the minibatch gradient (local-trainer.h)
     double learningRate = 0.0;
     uint32_t steps = 0; ///< SGD steps behind the update
+    /// Where the round is expected to end (RateController::RoundEnd when the inputs were
+    /// gathered), for `time`.
+    RoundEndEstimate roundEnd;
 };
 
 struct Decision
@@ -134,7 +141,27 @@ class RateController
     /// Whether the policy reads RungProfile::relativeError (and RoundInputs::gradVariance).
     bool NeedsError() const
     {
-        return m_config.policy == Policy::Variance || m_config.policy == Policy::Hybrid;
+        return m_config.policy == Policy::Variance || m_config.policy == Policy::Hybrid ||
+               m_config.policy == Policy::Time;
+    }
+
+    /// This round's model left the server at `startS` on the client's own clock (its first
+    /// byte's arrival less half an RTT); call before the round's inputs are gathered.
+    void RoundStarted(uint32_t round, double startS)
+    {
+        m_clock.RoundStarted(round, startS);
+    }
+
+    /// The client's update of `round` reached the server at `arrivedS` (its
+    /// acknowledgement less half an RTT), on the same clock.
+    void UpdateArrived(uint32_t round, double arrivedS)
+    {
+        m_clock.UpdateArrived(round, arrivedS);
+    }
+
+    const RoundEndEstimate& RoundEnd() const
+    {
+        return m_clock.Estimate();
     }
 
     std::optional<double> PredictBps() const
@@ -163,6 +190,7 @@ class RateController
 
     ControllerConfig m_config;
     std::unique_ptr<BandwidthEstimator> m_estimator;
+    RoundClock m_clock;
     std::deque<double> m_recentNorms;
     uint32_t m_skippedInARow = 0;
 };

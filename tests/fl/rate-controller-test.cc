@@ -51,6 +51,55 @@ TEST(BandwidthEstimatorTest, BpsIsBitsOverDuration)
     EXPECT_THROW(EwmaEstimator(0.0), std::invalid_argument);
 }
 
+TEST(RobustEstimatorTest, ReactsToARecoveryWithinOneUpload)
+{
+    // The abr study's fading link: 200 kbit/s, 90% lost for a while, then back.
+    RobustHarmonicMeanEstimator robust(5);
+    HarmonicMeanEstimator plain(5);
+    for (double bps : {200e3, 200e3, 20e3, 20e3, 20e3, 20e3, 20e3})
+    {
+        robust.Add(AtBps(bps));
+        plain.Add(AtBps(bps));
+    }
+    EXPECT_NEAR(*robust.PredictBps(), 20e3, 0.2 * 20e3);
+    robust.Add(AtBps(200e3));
+    plain.Add(AtBps(200e3));
+    // One upload after the step back up: within 20% of the new rate; the plain harmonic mean
+    // of the window is still near the old one (24.7 kbit/s).
+    EXPECT_NEAR(*robust.PredictBps(), 200e3, 0.2 * 200e3);
+    EXPECT_LT(*plain.PredictBps(), 0.2 * 200e3);
+}
+
+TEST(RobustEstimatorTest, DropsWithinOneUploadToo)
+{
+    RobustHarmonicMeanEstimator robust(5);
+    for (int i = 0; i < 5; ++i)
+    {
+        robust.Add(AtBps(1e6));
+    }
+    robust.Add(AtBps(1e5));
+    EXPECT_NEAR(*robust.PredictBps(), 1e5, 0.2 * 1e5);
+}
+
+TEST(RobustEstimatorTest, DiscountsByTheLargestRecentError)
+{
+    RobustHarmonicMeanEstimator robust(3);
+    EXPECT_FALSE(robust.PredictBps());
+    robust.Add(AtBps(1e6)); // no prediction before it: no error
+    EXPECT_NEAR(*robust.PredictBps(), 1e6, 1e-3);
+    robust.Add(AtBps(1.25e6)); // predicted 1e6: error 0.25e6 / 1.25e6 = 0.2
+    const double mean = 2.0 / (1.0 / 1e6 + 1.0 / 1.25e6);
+    EXPECT_NEAR(*robust.UndiscountedBps(), mean, 1e-3);
+    EXPECT_NEAR(*robust.PredictBps(), mean / 1.2, 1e-3);
+    // Three more exact samples push the 0.2 error out of the window of 3.
+    for (int i = 0; i < 3; ++i)
+    {
+        robust.Add(AtBps(*robust.UndiscountedBps()));
+    }
+    EXPECT_NEAR(*robust.PredictBps(), *robust.UndiscountedBps(), 1e-3);
+    EXPECT_THROW(RobustHarmonicMeanEstimator(0), std::invalid_argument);
+}
+
 /// A ladder like none / 8-bit / top_k 1% / sign for a 100k-parameter model.
 std::vector<RungProfile>
 Ladder()
@@ -131,6 +180,7 @@ TEST(RateControllerTest, DeadlineFitsTheBudgetWhenBandwidthDropsTenfoldAndClimbs
 TEST(RateControllerTest, DeadlineBudgetShrinksWithComputeAndElapsedTime)
 {
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     config.initialBps = 1e6;
     RateController controller(config);
     RoundInputs in = Round(1);
@@ -195,6 +245,7 @@ TEST(RateControllerTest, NoHistoryUsesTheDownlinkOrTheConfiguredEnd)
     RoundInputs in = Round(1);
     in.downlinkBps = 1e6;
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     EXPECT_EQ(RateController(config).Decide(in, Ladder()).rung, 0u);
     config.noHistory = NoHistory::MostFaithful;
     in.downlinkBps.reset();
@@ -263,6 +314,7 @@ TEST(RateControllerTest, HybridTakesTheCoarserOfVarianceAndBandwidth)
 TEST(RateControllerTest, RungScheduleRestrictsByRound)
 {
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     config.initialBps = 1e9;
     config.rungSchedule = {{1, 0, 0}, {3, 1, 3}, {5, 0, 3}};
     RateController controller(config);
@@ -279,6 +331,7 @@ TEST(RateControllerTest, RungScheduleRestrictsByRound)
 TEST(RateControllerTest, NearZeroUpdatesSkipButNeverMoreThanMaxStalenessInARow)
 {
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     config.skipRatio = 0.1;
     config.maxStaleness = 3;
     config.initialBps = 1e9;
@@ -308,6 +361,7 @@ TEST(RateControllerTest, NearZeroUpdatesSkipButNeverMoreThanMaxStalenessInARow)
 TEST(RateControllerTest, NormalUpdatesDoNotSkip)
 {
     ControllerConfig config;
+    config.policy = Policy::Deadline;
     config.skipRatio = 0.1;
     config.initialBps = 1e9;
     RateController controller(config);

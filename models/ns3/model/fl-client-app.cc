@@ -359,7 +359,8 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& re
         m_session->PrepareRound(round,
                                 fedran::kFrameHeaderSize + frame.payload.size(),
                                 downloadS,
-                                computeS);
+                                computeS,
+                                receipt.firstByte.GetSeconds());
     }
     m_work->Train(round, computeS);
 }
@@ -371,6 +372,7 @@ FlClientApp::HandleDelivered(Ptr<MessageChannel>, const TransferRecord& transfer
     delivery.bytes = transfer.bytes;
     delivery.durationS = (transfer.acknowledged - transfer.handedOver).GetSeconds();
     delivery.rttS = transfer.rtt.GetSeconds();
+    delivery.acknowledgedS = transfer.acknowledged.GetSeconds();
     if (auto measured = m_session->Delivered(delivery))
     {
         m_uploadMeasuredTrace(*measured);

@@ -1,0 +1,150 @@
+// The `time` policy (time-policy.h) and its round clock (round-clock.h). No ns-3.
+
+#include "models/fl/rate-controller.h"
+#include "models/fl/round-clock.h"
+#include "models/fl/time-policy.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace fedran::control
+{
+namespace
+{
+
+TransferSample
+AtBps(double bps, double bytes = 1e5)
+{
+    return TransferSample{bytes, 8.0 * bytes / bps, 0.01};
+}
+
+TEST(RoundClockTest, TellsTheOthersEndOnlyWhenTheRoundWaitedForThem)
+{
+    RoundClock clock;
+    EXPECT_FALSE(clock.Estimate().othersEndS);
+    // Round 1 starts at 100 s; this client's update is in at 102 s; round 2 leaves at 102.1 s:
+    // it closed the round (gap 0.1 s = the smallest seen, the turnaround).
+    clock.RoundStarted(1, 100.0);
+    clock.UpdateArrived(1, 102.0);
+    clock.RoundStarted(2, 102.1);
+    EXPECT_FALSE(clock.Estimate().othersEndS);
+    EXPECT_NEAR(clock.Estimate().turnaroundS, 0.1, 1e-9);
+    // Round 2: in at 103.1 s, round 3 leaves at 107.1 s: the others' end was at
+    // 5 s - 0.1 s from the round's start.
+    clock.UpdateArrived(2, 103.1);
+    clock.RoundStarted(3, 107.1);
+    ASSERT_TRUE(clock.Estimate().othersEndS);
+    EXPECT_NEAR(*clock.Estimate().othersEndS, 4.9, 1e-9);
+    // Not selected in round 4: round 5 keeps the estimate.
+    clock.UpdateArrived(3, 108.0);
+    clock.RoundStarted(5, 120.0);
+    EXPECT_NEAR(*clock.Estimate().othersEndS, 4.9, 1e-9);
+}
+
+/// none / 8-bit / sign for a 1M-parameter model: sizes and relative errors.
+std::vector<RungProfile>
+Ladder()
+{
+    return {{4'000'000, 0.0}, {1'000'000, 1e-4}, {125'000, 0.5}};
+}
+
+TimeInputs
+Inputs(double bps)
+{
+    TimeInputs in;
+    in.startToModelS = 1.0;
+    in.computeS = 2.0;
+    in.bps = bps;
+    in.noiseRatio = 1.0;
+    return in;
+}
+
+TEST(TimePolicyTest, FastClientsSendFaithfulRungsSlowOnesCoarse)
+{
+    const std::vector<RungProfile> rungs = Ladder();
+    auto measure = [&](size_t r) {
+        return rungs[r];
+    };
+    // 20 Mbit/s: none (1 + 0) x 4.6 s, 8-bit (1 + 1e-4) x 3.4 s, sign 1.5 x 3.05 s.
+    EXPECT_EQ(ChooseForTime(Inputs(20e6), measure, {0, 2}).rung, 1u);
+    // 1 Mbit/s: none 35 s, 8-bit 11 s, sign 1.5 x 4 s = 6 s.
+    EXPECT_EQ(ChooseForTime(Inputs(1e6), measure, {0, 2}).rung, 2u);
+    // The same fast client when the round waits for the slow one until 6 s: none arrives
+    // before then and costs no round time.
+    TimeInputs fast = Inputs(20e6);
+    fast.roundEnd.othersEndS = 6.0;
+    const TimeChoice choice = ChooseForTime(fast, measure, {0, 2});
+    EXPECT_EQ(choice.rung, 0u);
+    EXPECT_DOUBLE_EQ(choice.roundS, 6.0);
+    EXPECT_DOUBLE_EQ(choice.multiplier, 1.0);
+}
+
+TEST(TimePolicyTest, NoisyUpdatesTolerateCoarseRungs)
+{
+    const std::vector<RungProfile> rungs = Ladder();
+    auto measure = [&](size_t r) {
+        return rungs[r];
+    };
+    TimeInputs in = Inputs(20e6);
+    in.noiseRatio = 100.0; // sign's 0.5 error adds 0.5% to the rounds
+    EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 2u);
+    in.noiseRatio = 1e-5; // a clean update: 8-bit would need 11x the rounds
+    EXPECT_EQ(ChooseForTime(in, measure, {0, 1}).rung, 0u);
+}
+
+TEST(TimePolicyTest, RungsThatMissTheDeadlineAreChosenOnlyIfAllDo)
+{
+    const std::vector<RungProfile> rungs = Ladder();
+    auto measure = [&](size_t r) {
+        return rungs[r];
+    };
+    TimeInputs in = Inputs(1e6);
+    in.noiseRatio = 1e-6; // sign and 8-bit cost many rounds: none wins on progress...
+    EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 0u);
+    in.deadlineS = 20.0; // ...but arrives after the deadline (35 s); 8-bit (11 s) does not
+    EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 1u);
+    in.deadlineS = 2.0; // nothing arrives in time: the first to arrive
+    EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 2u);
+}
+
+TEST(TimePolicyTest, ControllerPlansWithTheRobustPredictorAndTheRoundEnd)
+{
+    const nlohmann::json spec = {{"type", "adaptive"}, {"policy", "time"}};
+    RateController controller(ParseControllerConfig(spec, "uplink", 3));
+    EXPECT_TRUE(controller.NeedsError());
+    const std::vector<RungProfile> rungs = Ladder();
+    for (double bps : {1e6, 1e6, 1e6, 20e6}) // a recovery: planned at 20 Mbit/s at once
+    {
+        controller.AddTransfer(AtBps(bps));
+    }
+    RoundInputs in;
+    in.computeS = 2.0;
+    in.elapsedS = 1.0;
+    in.predictedBps = controller.PredictBps();
+    in.updateNorm = 1.0;
+    in.gradVariance = 1.0;
+    in.learningRate = 1.0;
+    in.steps = 1; // eta = 1
+    EXPECT_EQ(controller.Decide(in, rungs).rung, 1u);
+    in.roundEnd.othersEndS = 6.0;
+    EXPECT_EQ(controller.Decide(in, rungs).rung, 0u);
+    EXPECT_THROW(ParseControllerConfig({{"policy", "time"}, {"estimator", "x"}}, "uplink", 3),
+                 CodecConfigError);
+}
+
+TEST(TimePolicyTest, IsTheDefaultPolicyWithTheRobustPredictor)
+{
+    const ControllerConfig config =
+        ParseControllerConfig({{"type", "adaptive"}, {"ladder", {1, 2}}}, "uplink", 2);
+    EXPECT_EQ(config.policy, Policy::Time);
+    EXPECT_FALSE(config.estimator); // robust_harmonic_mean, chosen by the controller
+    RateController controller(config);
+    controller.AddTransfer(AtBps(1e6));
+    controller.AddTransfer(AtBps(1e7)); // a level shift: followed at once
+    EXPECT_NEAR(*controller.PredictBps(), 1e7, 1e-3);
+}
+
+} // namespace
+} // namespace fedran::control
