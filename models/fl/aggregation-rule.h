@@ -14,7 +14,7 @@
 // server.robust.type).
 
 #include "compression/codec-spec.h"
-#include "models/learning/byzantine-config.h"
+#include "models/fl/byzantine-config.h"
 
 #include <nlohmann/json.hpp>
 

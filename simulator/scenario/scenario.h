@@ -8,12 +8,12 @@
 // in models/link-config/, which the link models read too.
 
 #include "compression/codec-spec.h"
+#include "models/fl/byzantine-config.h"
+#include "models/fl/federated-task.h"
 #include "models/fl/staleness.h"
-#include "models/learning/byzantine-config.h"
 #include "models/learning/client-sizes.h"
 #include "models/learning/compute-speed.h"
 #include "models/learning/csv-reader.h"
-#include "models/learning/federated-task.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/server-optimizer.h"
 #include "models/link-config/link-config.h"

@@ -1,5 +1,5 @@
-#ifndef FEDRAN_MODELS_LEARNING_BYZANTINE_CONFIG_H
-#define FEDRAN_MODELS_LEARNING_BYZANTINE_CONFIG_H
+#ifndef FEDRAN_MODELS_FL_BYZANTINE_CONFIG_H
+#define FEDRAN_MODELS_FL_BYZANTINE_CONFIG_H
 
 // What a scenario says about Byzantine clients (clients.groups[].attack) and about the
 // server's robust aggregation rule (server.robust). Plain settings, shared by the server and
