@@ -1,10 +1,10 @@
 #ifndef FEDRAN_MODELS_FL_BYZANTINE_CONFIG_H
 #define FEDRAN_MODELS_FL_BYZANTINE_CONFIG_H
 
-// What a scenario says about Byzantine clients (clients.groups[].attack) and about the
-// server's robust aggregation rule (server.robust). Plain settings, shared by the server and
-// the clients through FederatedTask; the attacks are carried out in models/fl/byzantine-attack.h
-// and the rules live in models/fl/robust/. docs/byzantine.md describes both.
+// What a scenario says about Byzantine clients (clients.groups[].attack). Plain settings,
+// shared by the server and the clients through FederatedTask; the attacks are carried out in
+// models/fl/byzantine-attack.h, and the server's robust rules (server.robust, RuleSpec) live in
+// models/fl/robust/. docs/byzantine.md describes both.
 
 #include <cstdint>
 #include <optional>
@@ -35,21 +35,6 @@ struct AttackConfig
     {
         return type == "alie" || type == "ipm";
     }
-};
-
-/// server.robust: the rule that combines the decoded updates of a round.
-struct RobustRuleConfig
-{
-    /// "mean" (the uplink codec's own rule: the sample-weighted mean, or sign's majority
-    /// vote), "median", "trimmed_mean", "krum", "multi_krum", "geometric_median",
-    /// "centered_clipping", "norm_bound".
-    std::string type = "mean";
-    std::optional<double> beta;    ///< trimmed_mean: fraction trimmed at each end (unset: 0.1)
-    std::optional<uint32_t> f;     ///< krum, multi_krum: tolerated Byzantine updates
-    std::optional<uint32_t> m;     ///< multi_krum: updates averaged (unset: n - f)
-    std::optional<uint32_t> iters; ///< geometric_median (unset: 10), centered_clipping (1)
-    std::optional<double> tau;     ///< centered_clipping: clipping radius (required)
-    std::optional<double> maxNorm; ///< norm_bound: largest update norm kept (required)
 };
 
 } // namespace fedran

@@ -4,6 +4,7 @@
 #include "compression/codec-spec.h"
 #include "compression/cost-model.h"
 #include "models/fl/byzantine-config.h"
+#include "models/fl/rule-spec.h"
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/model.h"
@@ -66,7 +67,7 @@ struct FederatedTask
     /// Downlink frames carry global − (the client's copy) rather than the model itself.
     bool downlinkClientView = false;
     /// server.robust: how the server combines the round's updates.
-    RobustRuleConfig robust;
+    RuleSpec robust;
     /// clients.groups[].attack per client id (type empty: honest); empty: nobody attacks.
     std::vector<AttackConfig> attacks;
     /// What colluding attackers (alie, ipm) know of each round; set when there are any. The
