@@ -5,7 +5,7 @@
 // aggregator (or the server) each site and each aggregating hub reports to, what each tier
 // sends and expects, and the FlEdgeApps on the aggregating hubs' nodes.
 
-#include "models/learning/federated-task.h"
+#include "models/fl/federated-task.h"
 #include "models/ns3/helper/backhaul-helper.h"
 #include "models/ns3/model/fl-edge-app.h"
 #include "models/ns3/model/message-transport.h"

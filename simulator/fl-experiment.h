@@ -1,8 +1,8 @@
 #ifndef FEDRAN_SIMULATOR_FL_EXPERIMENT_H
 #define FEDRAN_SIMULATOR_FL_EXPERIMENT_H
 
+#include "models/fl/federated-task.h"
 #include "models/fl/trace-records.h"
-#include "models/learning/federated-task.h"
 #include "models/ns3/helper/fl-client-helper.h"
 #include "models/ns3/helper/fl-stats-helper.h"
 #include "models/ns3/model/client-availability.h"

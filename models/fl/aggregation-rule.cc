@@ -2,19 +2,20 @@
 
 #include "compression/codec-spec.h"
 
+#include <exception>
 #include <stdexcept>
 
 namespace fedran
 {
 
 // The rules, one file each in models/fl/robust/.
-std::unique_ptr<AggregationRule> MakeMedianRule(const RuleArgs& args);
-std::unique_ptr<AggregationRule> MakeTrimmedMeanRule(const RuleArgs& args);
-std::unique_ptr<AggregationRule> MakeKrumRule(const RuleArgs& args);
-std::unique_ptr<AggregationRule> MakeMultiKrumRule(const RuleArgs& args);
-std::unique_ptr<AggregationRule> MakeGeometricMedianRule(const RuleArgs& args);
-std::unique_ptr<AggregationRule> MakeCenteredClippingRule(const RuleArgs& args);
-std::unique_ptr<AggregationRule> MakeNormBoundRule(const RuleArgs& args);
+std::unique_ptr<AggregationRule> MakeMedianRule(RuleArgs& args);
+std::unique_ptr<AggregationRule> MakeTrimmedMeanRule(RuleArgs& args);
+std::unique_ptr<AggregationRule> MakeKrumRule(RuleArgs& args);
+std::unique_ptr<AggregationRule> MakeMultiKrumRule(RuleArgs& args);
+std::unique_ptr<AggregationRule> MakeGeometricMedianRule(RuleArgs& args);
+std::unique_ptr<AggregationRule> MakeCenteredClippingRule(RuleArgs& args);
+std::unique_ptr<AggregationRule> MakeNormBoundRule(RuleArgs& args);
 
 namespace
 {
@@ -75,19 +76,19 @@ class AggregatorRule final : public AggregationRule
 };
 
 std::unique_ptr<AggregationRule>
-MakeCodecRule(const RuleArgs& args)
+MakeCodecRule(RuleArgs& args)
 {
-    return std::make_unique<AggregatorRule>(args.uplink.MakeAggregator(), args.codecVotes);
+    return std::make_unique<AggregatorRule>(args.UplinkAggregator(), args.UplinkVotes());
 }
 
 std::unique_ptr<AggregationRule>
-MakeWeightedMeanRule(const RuleArgs&)
+MakeWeightedMeanRule(RuleArgs&)
 {
     return std::make_unique<AggregatorRule>(MakeWeightedMeanAggregator(), false);
 }
 
 std::unique_ptr<AggregationRule>
-MakeMajorityVoteRule(const RuleArgs&)
+MakeMajorityVoteRule(RuleArgs&)
 {
     return std::make_unique<AggregatorRule>(MakeMajorityVoteAggregator(), true);
 }
@@ -96,29 +97,28 @@ struct RuleEntry
 {
     std::string_view name;
     RuleFactory make;
+    RuleTraits traits;
 };
+
+/// The codec's own rule, and the library's stand-ins that fold as updates arrive.
+constexpr RuleTraits kCodecsOwn{.codecsOwn = true, .foldsOnArrival = true};
+constexpr RuleTraits kStandIn{.scenarioType = false, .foldsOnArrival = true};
 
 // The registry: one line per rule. "mean" is server.robust's name for the codec's own rule.
 constexpr RuleEntry kAggregationRules[] = {
-    {"codec", MakeCodecRule},
-    {"mean", MakeCodecRule},
-    {"weighted_mean", MakeWeightedMeanRule},
-    {"majority_vote", MakeMajorityVoteRule},
-    {"median", MakeMedianRule},
-    {"trimmed_mean", MakeTrimmedMeanRule},
-    {"krum", MakeKrumRule},
-    {"multi_krum", MakeMultiKrumRule},
-    {"geometric_median", MakeGeometricMedianRule},
-    {"centered_clipping", MakeCenteredClippingRule},
-    {"norm_bound", MakeNormBoundRule},
-};
-
-/// Which server.robust types each optional key belongs to.
-struct KeyOwner
-{
-    std::string_view key;
-    std::string_view types;
-    bool given;
+    {"codec",
+     MakeCodecRule,
+     RuleTraits{.scenarioType = false, .codecsOwn = true, .foldsOnArrival = true}},
+    {"mean", MakeCodecRule, kCodecsOwn},
+    {"weighted_mean", MakeWeightedMeanRule, kStandIn},
+    {"majority_vote", MakeMajorityVoteRule, kStandIn},
+    {"median", MakeMedianRule, {}},
+    {"trimmed_mean", MakeTrimmedMeanRule, {}},
+    {"krum", MakeKrumRule, {}},
+    {"multi_krum", MakeMultiKrumRule, {}},
+    {"geometric_median", MakeGeometricMedianRule, {}},
+    {"centered_clipping", MakeCenteredClippingRule, {.calibrationKeys = R"({"tau": 1.0})"}},
+    {"norm_bound", MakeNormBoundRule, {.calibrationKeys = R"({"max_norm": 1.0})"}},
 };
 
 /// Rules registered at run time (RuleRegistration): a test's, or a user's out-of-tree rule.
@@ -145,38 +145,163 @@ AllEntries()
     return entries;
 }
 
+const RuleEntry*
+FindEntry(std::string_view name)
+{
+    for (const RuleEntry* entry : AllEntries())
+    {
+        if (entry->name == name)
+        {
+            return entry;
+        }
+    }
+    return nullptr;
+}
+
+/// The names server.robust.type accepts, for messages: "mean, median, ...".
+std::string
+ScenarioTypes()
+{
+    std::string names;
+    for (const RuleEntry* entry : AllEntries())
+    {
+        if (entry->traits.scenarioType)
+        {
+            names.append(names.empty() ? "" : ", ").append(entry->name);
+        }
+    }
+    return names;
+}
+
+const RuleEntry&
+EntryOf(const RuleSpec& spec)
+{
+    const RuleEntry* entry = FindEntry(spec.type);
+    if (entry == nullptr)
+    {
+        throw RuleConfigError(spec.path + ".type: unknown aggregation rule \"" + spec.type +
+                              "\" (one of " + ScenarioTypes() + ")");
+    }
+    return *entry;
+}
+
+/// Runs the rule's factory; a setting it refuses is handed back rather than thrown, so that
+/// a key that is not the rule's is reported first.
+std::unique_ptr<AggregationRule>
+Build(const RuleEntry& entry, RuleArgs& args, std::exception_ptr& refused)
+{
+    try
+    {
+        return entry.make(args);
+    }
+    catch (const RuleConfigError&)
+    {
+        refused = std::current_exception();
+    }
+    return nullptr;
+}
+
+/// The other scenario rules that read `key`: each is asked by building it from its type and
+/// this one key (a factory reads every key before it refuses a setting).
+std::string
+OwnersOf(const RuleSpec& spec, const std::string& key, const RuleContext& context)
+{
+    std::string owners;
+    for (const RuleEntry* entry : AllEntries())
+    {
+        if (!entry->traits.scenarioType || entry->name == spec.type)
+        {
+            continue;
+        }
+        RuleSpec probe;
+        probe.type = std::string(entry->name);
+        probe.json = {{"type", probe.type}, {key, spec.json.at(key)}};
+        probe.path = spec.path;
+        RuleArgs args(probe, RuleContext{context.clientsPerRound, nullptr, false});
+        try
+        {
+            std::exception_ptr refused;
+            Build(*entry, args, refused);
+        }
+        catch (...)
+        {
+            // Only asked which keys it reads: whatever else it refuses is not this spec's.
+        }
+        if (args.Took(key))
+        {
+            owners.append(owners.empty() ? "" : " ").append(entry->name);
+        }
+    }
+    return owners;
+}
+
+/// Refuses the first key of the spec the rule did not read, naming the rules it belongs to.
+void
+RejectUnreadKeys(const RuleSpec& spec, const RuleArgs& args, const RuleContext& context)
+{
+    const std::vector<std::string> unread = args.Unread();
+    if (unread.empty())
+    {
+        return;
+    }
+    const std::string owners = OwnersOf(spec, unread.front(), context);
+    throw RuleConfigError(args.PathOf(unread.front()) + ": not a setting of type \"" + spec.type +
+                          "\" (" +
+                          (owners.empty() ? "nor of any other rule" : "only of " + owners) + ")");
+}
+
 } // namespace
 
-RuleRegistration::RuleRegistration(std::string_view name, RuleFactory make)
+const RuleTraits&
+RuleTypeTraits(std::string_view type)
 {
-    for (const RuleEntry* entry : AllEntries())
+    const RuleEntry* entry = FindEntry(type);
+    if (entry == nullptr)
     {
-        if (entry->name == name)
-        {
-            throw std::logic_error("aggregation rule registration \"" + std::string(name) +
-                                   "\": the name is taken");
-        }
+        throw RuleConfigError("unknown aggregation rule \"" + std::string(type) + "\"");
     }
-    Extensions().push_back({name, make});
+    return entry->traits;
+}
+
+RuleSpec
+RuleSpec::Parse(const nlohmann::json& json, const std::string& path)
+{
+    RuleSpec spec;
+    spec.path = path;
+    const auto type = json.is_object() ? json.find("type") : json.end();
+    if (type == json.end() || !type->is_string())
+    {
+        throw RuleConfigError(path + ".type: missing, or not a string");
+    }
+    spec.type = type->get<std::string>();
+    spec.json = json;
+    EntryOf(spec); // registered; whether a scenario may name it is CheckRobustRule's
+    return spec;
+}
+
+RuleRegistration::RuleRegistration(std::string_view name, RuleFactory make, RuleTraits traits)
+{
+    if (FindEntry(name) != nullptr)
+    {
+        throw std::logic_error("aggregation rule registration \"" + std::string(name) +
+                               "\": the name is taken");
+    }
+    Extensions().push_back({name, make, traits});
 }
 
 std::unique_ptr<AggregationRule>
-MakeAggregationRule(std::string_view name, const RuleArgs& args)
+MakeAggregationRule(const RuleSpec& spec, const RuleContext& context)
 {
-    for (const RuleEntry* entry : AllEntries())
+    const RuleEntry& entry = EntryOf(spec);
+    RuleArgs args(spec, context);
+    std::exception_ptr refused;
+    auto rule = Build(entry, args, refused);
+    RejectUnreadKeys(spec, args, context);
+    if (refused)
     {
-        if (entry->name == name)
-        {
-            return entry->make(args);
-        }
+        std::rethrow_exception(refused);
     }
-    throw std::invalid_argument("unknown aggregation rule \"" + std::string(name) + "\"");
-}
-
-std::unique_ptr<AggregationRule>
-MakeAggregationRule(const RuleArgs& args)
-{
-    return MakeAggregationRule(args.config.type, args);
+    return rule;
 }
 
 std::vector<std::string>
@@ -191,35 +316,25 @@ AggregationRuleNames()
 }
 
 void
-CheckRobustRule(const RobustRuleConfig& config,
-                const CodecSpec& uplinkSpec,
-                uint32_t clientsPerRound)
+CheckRobustRule(const RuleSpec& spec, const CodecSpec& uplinkSpec, uint32_t clientsPerRound)
 {
-    const KeyOwner owners[] = {
-        {"beta", "trimmed_mean", config.beta.has_value()},
-        {"f", "krum multi_krum", config.f.has_value()},
-        {"m", "multi_krum", config.m.has_value()},
-        {"iters", "geometric_median centered_clipping", config.iters.has_value()},
-        {"tau", "centered_clipping", config.tau.has_value()},
-        {"max_norm", "norm_bound", config.maxNorm.has_value()},
-    };
-    for (const KeyOwner& owner : owners)
+    const RuleEntry& entry = EntryOf(spec);
+    if (!entry.traits.scenarioType)
     {
-        const std::string types = std::string(" ").append(owner.types).append(" ");
-        if (owner.given && types.find(" " + config.type + " ") == std::string::npos)
-        {
-            throw RuleConfigError("server.robust." + std::string(owner.key) +
-                                  ": not a setting of type \"" + config.type + "\" (only of " +
-                                  std::string(owner.types) + ")");
-        }
+        throw RuleConfigError(spec.path + ".type: \"" + spec.type +
+                              "\" is not a server.robust rule (one of " + ScenarioTypes() + ")");
     }
-    const auto uplink = MakeCodec(uplinkSpec);
-    if (config.type != "mean")
+    const RuleContext context{clientsPerRound, nullptr, uplinkSpec.BringsAggregator()};
+    RuleArgs args(spec, context);
+    std::exception_ptr refused;
+    Build(entry, args, refused);
+    RejectUnreadKeys(spec, args, context);
+    if (!entry.traits.codecsOwn)
     {
         if (uplinkSpec.BringsAggregator())
         {
             throw RuleConfigError(
-                "server.robust.type: \"" + config.type +
+                spec.path + ".type: \"" + spec.type +
                 "\" with a sign uplink that aggregates by majority_vote: the vote is the "
                 "codec's rule (it is the coordinate-wise median of the signs already); use "
                 "type \"mean\" for the vote, or sign's aggregation \"mean\" to combine the "
@@ -227,24 +342,14 @@ CheckRobustRule(const RobustRuleConfig& config,
         }
         if (uplinkSpec.TwoExchanges())
         {
-            throw RuleConfigError("server.robust.type: \"" + config.type +
-                                  "\" with the two-exchange uplink codec " +
-                                  std::string(uplink->Name()) +
+            throw RuleConfigError(spec.path + ".type: \"" + spec.type +
+                                  "\" with the two-exchange uplink codec " + uplinkSpec.Type() +
                                   ", whose server combines the payloads itself; only \"mean\"");
         }
     }
-    RuleArgs args{*uplink, config, clientsPerRound, uplinkSpec.BringsAggregator()};
-    try
+    if (refused)
     {
-        MakeAggregationRule(args);
-    }
-    catch (const RuleConfigError&)
-    {
-        throw;
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw RuleConfigError(std::string("server.robust.type: ") + e.what());
+        std::rethrow_exception(refused);
     }
 }
 

@@ -6,15 +6,18 @@
 // once (Result), and then says how much each update counted (AggregateWeights, the
 // aggregate_weight column of clients.csv).
 //
-// Adding a rule is one file plus its entry in one place: implement AggregationRule in
-// models/fl/robust/<name>-rule.cc with a `std::unique_ptr<AggregationRule> Make<Name>Rule(const
-// RuleArgs&)` that throws RuleConfigError when its settings are inadmissible for the round
-// size, then in models/fl/aggregation-rule.cc declare that function and add
-// {"<name>", Make<Name>Rule} to kAggregationRules (and the name to the schema's enum of
-// server.robust.type).
+// Adding a rule is one file plus two lines: implement AggregationRule in
+// models/fl/robust/<name>-rule.cc with a `std::unique_ptr<AggregationRule>
+// Make<Name>Rule(RuleArgs&)` that reads its own keys from RuleArgs (all of them before it
+// refuses any setting) and refuses inadmissible ones with RuleArgs::Fail; then, in
+// models/fl/aggregation-rule.cc, declare that function and add its row
+// {"<name>", Make<Name>Rule, RuleTraits{...}} to kAggregationRules. server.robust.type accepts
+// every registered name (the schema lists none). A rule outside this library is one file
+// whose one RuleRegistration line does both.
 
 #include "compression/codec-spec.h"
-#include "models/learning/byzantine-config.h"
+#include "models/fl/rule-args.h"
+#include "models/fl/rule-spec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -57,55 +60,37 @@ class AggregationRule
     }
 };
 
-/// Settings a rule that does not fit its round size was given; the message starts with the
-/// scenario path of the offending key (server.robust.f: ...).
-class RuleConfigError : public std::invalid_argument
-{
-  public:
-    using std::invalid_argument::invalid_argument;
-};
-
-/// What a rule is built from.
-struct RuleArgs
-{
-    const Codec& uplink;          ///< the uplink codec ("mean" is its own rule)
-    RobustRuleConfig config;      ///< server.robust
-    uint32_t clientsPerRound = 1; ///< n, for admissibility and the defaults that depend on it
-    bool codecVotes = false;      ///< the codec brings its own rule (CodecSpec::BringsAggregator)
-};
-
-using RuleFactory = std::unique_ptr<AggregationRule> (*)(const RuleArgs&);
+/// Builds a rule from its spec's keys for a round size (and, at run time, the uplink codec).
+using RuleFactory = std::unique_ptr<AggregationRule> (*)(RuleArgs&);
 
 /**
  * Adds an aggregation rule at run time, from the file that defines it: for a rule outside this
  * library (a test's, a user's extension), one namespace-scope line
- *     const RuleRegistration kMine{"mine", &MakeMineRule};
- * Throws std::logic_error if the name is taken. The name must outlive the program (a literal).
+ *     const RuleRegistration kMine{"mine", &MakeMineRule, RuleTraits{...}};
+ * after which server.robust.type may name it. Throws std::logic_error if the name is taken.
+ * The name must outlive the program (a literal).
  */
 struct RuleRegistration
 {
-    RuleRegistration(std::string_view name, RuleFactory make);
+    RuleRegistration(std::string_view name, RuleFactory make, RuleTraits traits = {});
 };
 
-/// Builds rule `name` (a server.robust.type, or "codec", "weighted_mean", "majority_vote").
-/// Throws std::invalid_argument for an unknown name, RuleConfigError for bad settings.
-std::unique_ptr<AggregationRule> MakeAggregationRule(std::string_view name, const RuleArgs& args);
+/// Builds the rule `spec` names for `context`. Throws RuleConfigError naming the path for a
+/// key the rule does not read or a setting it refuses.
+std::unique_ptr<AggregationRule> MakeAggregationRule(const RuleSpec& spec,
+                                                     const RuleContext& context);
 
-/// The rule server.robust names for a run with this uplink codec.
-std::unique_ptr<AggregationRule> MakeAggregationRule(const RuleArgs& args);
-
-/// Every name MakeAggregationRule accepts, in registration order.
+/// Every registered rule type, in registration order (scenario types or not).
 std::vector<std::string> AggregationRuleNames();
 
 /**
  * The scenario checks of server.robust against the uplink codec and clients_per_round: the
- * rule must be meaningful for the codec (not for sign's majority vote or a two-exchange
- * codec, other than "mean"), its keys must be its own, and its admissibility condition must
- * hold (Krum n > 2f + 2, trimming fewer than n, ...). Throws RuleConfigError naming the path.
+ * type must be one a scenario may name, its keys must be its own, the rule must be meaningful
+ * for the codec (only the codec's own, "mean", for sign's majority vote or a two-exchange
+ * codec) and its admissibility condition must hold (Krum n > 2f + 2, trimming fewer than n,
+ * ...). Builds no codec. Throws RuleConfigError naming the path.
  */
-void CheckRobustRule(const RobustRuleConfig& config,
-                     const CodecSpec& uplinkSpec,
-                     uint32_t clientsPerRound);
+void CheckRobustRule(const RuleSpec& spec, const CodecSpec& uplinkSpec, uint32_t clientsPerRound);
 
 } // namespace fedran
 

@@ -7,8 +7,8 @@
 // (ClientSession trains on flipped labels) and leaves the update alone here.
 
 #include "compression/rng.h"
-#include "models/learning/byzantine-config.h"
-#include "models/learning/collusion-oracle.h"
+#include "models/fl/byzantine-config.h"
+#include "models/fl/collusion-oracle.h"
 
 #include <cstdint>
 #include <span>

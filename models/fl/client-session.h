@@ -8,12 +8,12 @@
 
 #include "compression/codec-spec.h"
 #include "compression/cost-model.h"
+#include "models/fl/collusion-oracle.h"
+#include "models/fl/federated-task.h"
 #include "models/fl/pipeline-plan.h"
 #include "models/fl/rate-controller.h"
 #include "models/fl/trace-records.h"
 #include "models/fl/update-frame.h"
-#include "models/learning/collusion-oracle.h"
-#include "models/learning/federated-task.h"
 
 #include <cstdint>
 #include <deque>

@@ -10,10 +10,10 @@
 // Liu et al., ICC 2020). FlEdgeApp is the ns-3 host.
 
 #include "compression/codec-spec.h"
+#include "models/fl/federated-task.h"
 #include "models/fl/round-coordinator.h"
 #include "models/fl/trace-records.h"
 #include "models/fl/update-frame.h"
-#include "models/learning/federated-task.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 #include "models/fl/round-coordinator.h"
 
 #include "models/fl/async-coordinator.h"
-#include "models/learning/collusion-oracle.h"
+#include "models/fl/collusion-oracle.h"
 
 #include <algorithm>
 #include <cmath>

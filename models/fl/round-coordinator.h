@@ -11,12 +11,12 @@
 #include "models/fl/aggregation-rule.h"
 #include "models/fl/bucket-assembler.h"
 #include "models/fl/client-view-encoder.h"
+#include "models/fl/federated-task.h"
 #include "models/fl/server-clock.h"
 #include "models/fl/server-state.h"
 #include "models/fl/staleness.h"
 #include "models/fl/trace-records.h"
 #include "models/fl/update-frame.h"
-#include "models/learning/federated-task.h"
 #include "models/learning/server-optimizer.h"
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 
 #include "compression/codec.h"
 #include "models/fl/aggregation-rule.h"
-#include "models/learning/federated-task.h"
+#include "models/fl/federated-task.h"
 
 #include <cstdint>
 #include <span>

@@ -21,7 +21,8 @@ MakeServerState(const FederatedTask& task,
     state.optimizer = MakeServerOptimizer(task.serverOptimizer);
     state.uplink = MakeCodec(task.uplinkCodec);
     state.rule = MakeAggregationRule(
-        RuleArgs{*state.uplink, task.robust, ruleCapacity, task.uplinkCodec.BringsAggregator()});
+        task.robust,
+        RuleContext{ruleCapacity, state.uplink.get(), task.uplinkCodec.BringsAggregator()});
     state.rule->Reset(size);
     state.modelEncoder = MakeCodec(downlinkSpec.Empty() ? task.downlinkCodec : downlinkSpec);
     state.codecRng = Rng(task.seed, codecStream);

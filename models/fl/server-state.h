@@ -7,7 +7,7 @@
 
 #include "compression/codec-spec.h"
 #include "models/fl/aggregation-rule.h"
-#include "models/learning/federated-task.h"
+#include "models/fl/federated-task.h"
 #include "models/learning/server-optimizer.h"
 
 #include <cstdint>

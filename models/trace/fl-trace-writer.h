@@ -1,8 +1,8 @@
 #ifndef FEDRAN_MODELS_TRACE_FL_TRACE_WRITER_H
 #define FEDRAN_MODELS_TRACE_FL_TRACE_WRITER_H
 
+#include "models/fl/byzantine-config.h"
 #include "models/fl/trace-records.h"
-#include "models/learning/byzantine-config.h"
 #include "models/trace/csv-writer.h"
 #include "models/trace/run-totals.h"
 

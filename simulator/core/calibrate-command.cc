@@ -314,17 +314,15 @@ MeasureRobustRules(const std::vector<uint64_t>& sizes)
     std::map<std::string, double, std::less<>> prices;
     for (const std::string& name : AggregationRuleNames())
     {
-        RobustRuleConfig config;
-        config.type = name;
-        config.tau = 1.0;     // centered_clipping's required radius
-        config.maxNorm = 1.0; // norm_bound's
-        const auto rule =
-            MakeAggregationRule(name,
-                                RuleArgs{*none, config, kRuleUpdates, name == "majority_vote"});
-        if (rule->ResultWork(kRuleUpdates, 1) == 0.0)
+        const RuleTraits& traits = RuleTypeTraits(name);
+        if (traits.foldsOnArrival)
         {
             continue;
         }
+        nlohmann::json keys = nlohmann::json::parse(traits.calibrationKeys);
+        keys["type"] = name;
+        const auto rule = MakeAggregationRule(RuleSpec::Parse(keys, "calibrate"),
+                                              RuleContext{kRuleUpdates, none.get(), false});
         std::vector<Sample> samples;
         for (uint64_t n : sizes)
         {

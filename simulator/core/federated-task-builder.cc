@@ -1,6 +1,6 @@
 #include "simulator/core/federated-task-builder.h"
 
-#include "models/learning/collusion-oracle.h"
+#include "models/fl/collusion-oracle.h"
 #include "models/learning/idx-reader.h"
 #include "models/learning/partition.h"
 #include "models/learning/synthetic-data.h"

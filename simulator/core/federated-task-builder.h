@@ -4,7 +4,7 @@
 // From a scenario's learning keys to the FederatedTask every application shares: the data
 // (loaded or generated once), each client's slice of it, the model and the training settings.
 
-#include "models/learning/federated-task.h"
+#include "models/fl/federated-task.h"
 #include "simulator/scenario/scenario.h"
 
 #include <cstdint>

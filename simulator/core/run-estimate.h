@@ -7,7 +7,7 @@
 // training for minutes and growing to gigabytes (docs/reliability.md, "Refused before
 // running").
 
-#include "models/learning/federated-task.h"
+#include "models/fl/federated-task.h"
 #include "simulator/scenario/scenario.h"
 
 #include <nlohmann/json.hpp>

@@ -10,41 +10,22 @@
 namespace fedran
 {
 
-RobustRuleConfig
+RuleSpec
 ReadRobust(const nlohmann::json& server, std::vector<std::string>& errors)
 {
-    RobustRuleConfig config;
     if (!server.contains("robust"))
     {
-        return config;
+        return RuleSpec{};
     }
-    const nlohmann::json& robust = server.at("robust");
-    config.type = robust.at("type").get<std::string>();
-    if (robust.contains("beta"))
+    try
     {
-        config.beta = robust.at("beta").get<double>();
+        return RuleSpec::Parse(server.at("robust"), "server.robust");
     }
-    if (robust.contains("f"))
+    catch (const RuleConfigError& e)
     {
-        config.f = ReadUint32(robust.at("f"), "server.robust.f", errors);
+        errors.push_back(e.what());
     }
-    if (robust.contains("m"))
-    {
-        config.m = ReadUint32(robust.at("m"), "server.robust.m", errors);
-    }
-    if (robust.contains("iters"))
-    {
-        config.iters = ReadUint32(robust.at("iters"), "server.robust.iters", errors);
-    }
-    if (robust.contains("tau"))
-    {
-        config.tau = robust.at("tau").get<double>();
-    }
-    if (robust.contains("max_norm"))
-    {
-        config.maxNorm = robust.at("max_norm").get<double>();
-    }
-    return config;
+    return RuleSpec{};
 }
 
 AttackConfig
@@ -91,7 +72,7 @@ CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors)
     // A robust rule's combination is on the server's clock, priced by its profile.
     const auto& profile = config.server.compute.profile;
     const std::string& rule = config.server.robust.type;
-    if (rule != "mean" && profile && !profile->ruleWorkS.count(rule))
+    if (!config.server.robust.Traits().foldsOnArrival && profile && !profile->ruleWorkS.count(rule))
     {
         errors.push_back("server.compute.profile: has no server.rules." + rule +
                          " for server.robust.type \"" + rule +

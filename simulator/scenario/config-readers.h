@@ -65,8 +65,9 @@ void CheckPipelining(const ScenarioConfig& config, std::vector<std::string>& err
 /// fit it there (training.momentum, layerwise pipelining, model-poisoning attacks).
 void CheckDgcStepMode(const ScenarioConfig& config, std::vector<std::string>& errors);
 
-/// server.robust (absent: "mean") of a validated server object.
-RobustRuleConfig ReadRobust(const nlohmann::json& server, std::vector<std::string>& errors);
+/// server.robust (absent: "mean") of a validated server object: its type must be registered;
+/// its keys are the rule's to check (CheckRobust).
+RuleSpec ReadRobust(const nlohmann::json& server, std::vector<std::string>& errors);
 
 /// clients.groups[].attack at `path` (checks that each key is the type's own).
 AttackConfig ReadAttack(const nlohmann::json& attack,

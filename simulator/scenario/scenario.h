@@ -8,12 +8,13 @@
 // in models/link-config/, which the link models read too.
 
 #include "compression/codec-spec.h"
+#include "models/fl/byzantine-config.h"
+#include "models/fl/federated-task.h"
+#include "models/fl/rule-spec.h"
 #include "models/fl/staleness.h"
-#include "models/learning/byzantine-config.h"
 #include "models/learning/client-sizes.h"
 #include "models/learning/compute-speed.h"
 #include "models/learning/csv-reader.h"
-#include "models/learning/federated-task.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/server-optimizer.h"
 #include "models/link-config/link-config.h"
@@ -142,7 +143,7 @@ struct ScenarioConfig
         double joinWindowS = 1.0;        ///< clients connect at uniform instants in [0, this)
         double joinTimeoutS = 30.0;      ///< the first round starts by then at the latest
         ServerOptimizerConfig optimizer; ///< "aggregation" and the server_* settings
-        RobustRuleConfig robust;         ///< server.robust (absent: type "mean")
+        RuleSpec robust;                 ///< server.robust (absent: type "mean")
         bool async = false;              ///< server.mode "async"
         AsyncConfig asyncConfig;         ///< server.async
         DeviceCompute compute;           ///< server.compute

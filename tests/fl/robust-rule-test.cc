@@ -22,7 +22,7 @@ using Updates = std::vector<std::vector<float>>;
 
 /// Runs `config` over `updates` (weights: 1 unless given) and returns the result.
 std::vector<float>
-Combine(const RobustRuleConfig& config,
+Combine(const RuleSpec& config,
         const Updates& updates,
         std::vector<double>* aggregateWeights = nullptr,
         std::vector<double> weights = {},
@@ -33,7 +33,8 @@ Combine(const RobustRuleConfig& config,
     if (!reuse)
     {
         made = MakeAggregationRule(
-            RuleArgs{*codec, config, static_cast<uint32_t>(updates.size()), false});
+            config,
+            RuleContext{static_cast<uint32_t>(updates.size()), codec.get(), false});
         reuse = made.get();
     }
     reuse->Reset(updates.front().size());
@@ -50,11 +51,12 @@ Combine(const RobustRuleConfig& config,
     return out;
 }
 
-RobustRuleConfig
+RuleSpec
 Rule(const std::string& type)
 {
-    RobustRuleConfig config;
+    RuleSpec config;
     config.type = type;
+    config.json = {{"type", type}};
     return config;
 }
 
@@ -120,8 +122,8 @@ TEST(RobustRules, MedianMatchesSortingEveryColumn)
 
 TEST(RobustRules, TrimmedMeanWithTies)
 {
-    RobustRuleConfig config = Rule("trimmed_mean");
-    config.beta = 0.2; // n = 5: one value trimmed at each end
+    RuleSpec config = Rule("trimmed_mean");
+    config.json["beta"] = 0.2; // n = 5: one value trimmed at each end
     std::vector<double> held;
     // Column {5, 1, 5, 5, 0}: drop 0 and one of the 5s, keep 1, 5, 5.
     const auto out = Combine(config, {{5, 2}, {1, 2}, {5, 2}, {5, 2}, {0, 2}}, &held);
@@ -141,8 +143,8 @@ TEST(RobustRules, TrimmedMeanWithTies)
 
 TEST(RobustRules, TrimmedMeanMatchesSorting)
 {
-    RobustRuleConfig config = Rule("trimmed_mean");
-    config.beta = 0.3; // n = 10: 3 at each end
+    RuleSpec config = Rule("trimmed_mean");
+    config.json["beta"] = 0.3; // n = 10: 3 at each end
     const Updates updates = RandomUpdates(10, 30, 3);
     const auto out = Combine(config, updates);
     for (size_t j = 0; j < 30; ++j)
@@ -199,8 +201,8 @@ KrumScores(const Updates& x, size_t f)
 TEST(RobustRules, KrumChoosesTheTightCluster)
 {
     const Updates x = ClusterAndOutliers();
-    RobustRuleConfig config = Rule("krum");
-    config.f = 2; // n = 7 > 2f + 2
+    RuleSpec config = Rule("krum");
+    config.json["f"] = 2; // n = 7 > 2f + 2
     std::vector<double> held;
     const auto out = Combine(config, x, &held);
     const auto scores = KrumScores(x, 2);
@@ -212,7 +214,7 @@ TEST(RobustRules, KrumChoosesTheTightCluster)
     EXPECT_EQ(std::accumulate(held.begin(), held.end(), 0.0), 1.0);
 
     config.type = "multi_krum";
-    config.m = 3;
+    config.json["m"] = 3;
     const auto multi = Combine(config, x, &held);
     std::vector<size_t> order(x.size());
     std::iota(order.begin(), order.end(), 0u);
@@ -228,7 +230,7 @@ TEST(RobustRules, KrumChoosesTheTightCluster)
     EXPECT_EQ(held[4], 0.0);
     EXPECT_NEAR(held[order[0]], 1.0 / 3.0, 1e-12);
     // The default m = n - f averages the five honest updates.
-    config.m.reset();
+    config.json.erase("m");
     const auto fiveMean = Combine(config, x, &held);
     EXPECT_NEAR(fiveMean[0], (0.05 + 0 - 0.04 + 0.01 + 0.02) / 5.0, 1e-7);
     EXPECT_EQ(held[1] + held[4], 0.0);
@@ -237,12 +239,12 @@ TEST(RobustRules, KrumChoosesTheTightCluster)
 TEST(RobustRules, KrumNeedsMoreThanTwoFPlusTwo)
 {
     auto codec = MakeCodec({{"type", "none"}}, "u");
-    RobustRuleConfig config = Rule("krum");
-    config.f = 2;
-    EXPECT_NO_THROW(MakeAggregationRule(RuleArgs{*codec, config, 7, false}));
+    RuleSpec config = Rule("krum");
+    config.json["f"] = 2;
+    EXPECT_NO_THROW(MakeAggregationRule(config, RuleContext{7, codec.get(), false}));
     try
     {
-        MakeAggregationRule(RuleArgs{*codec, config, 6, false});
+        MakeAggregationRule(config, RuleContext{6, codec.get(), false});
         FAIL() << "n = 6, f = 2 is not admissible";
     }
     catch (const RuleConfigError& e)
@@ -251,8 +253,8 @@ TEST(RobustRules, KrumNeedsMoreThanTwoFPlusTwo)
         EXPECT_NE(std::string(e.what()).find("n > 2f + 2"), std::string::npos) << e.what();
     }
     config.type = "multi_krum";
-    config.m = 6; // > n - f = 5
-    EXPECT_THROW(MakeAggregationRule(RuleArgs{*codec, config, 7, false}), RuleConfigError);
+    config.json["m"] = 6; // > n - f = 5
+    EXPECT_THROW(MakeAggregationRule(config, RuleContext{7, codec.get(), false}), RuleConfigError);
 }
 
 /// The geometric median's optimality condition: the weighted unit vectors toward the points
@@ -275,8 +277,8 @@ WeiszfeldResidual(const Updates& x, const std::vector<float>& z)
 
 TEST(RobustRules, GeometricMedianOfCollinearAndSymmetricPoints)
 {
-    RobustRuleConfig config = Rule("geometric_median");
-    config.iters = 200;
+    RuleSpec config = Rule("geometric_median");
+    config.json["iters"] = 200;
     // On a line through the origin along (3, 4) / 5 at 0, 1 and 10: the middle point.
     const Updates line = {{0.0f, 0.0f}, {0.6f, 0.8f}, {6.0f, 8.0f}};
     const auto onLine = Combine(config, line);
@@ -306,9 +308,9 @@ TEST(RobustRules, GeometricMedianOfCollinearAndSymmetricPoints)
 TEST(RobustRules, CenteredClippingReachesItsFixedPoint)
 {
     const Updates x = ClusterAndOutliers();
-    RobustRuleConfig config = Rule("centered_clipping");
-    config.tau = 0.5;
-    config.iters = 300;
+    RuleSpec config = Rule("centered_clipping");
+    config.json["tau"] = 0.5;
+    config.json["iters"] = 300;
     const auto v = Combine(config, x);
     // Fixed point: sum_i (x_i - v) min(1, tau / ||x_i - v||) = 0.
     std::vector<double> vd(v.begin(), v.end());
@@ -325,14 +327,14 @@ TEST(RobustRules, CenteredClippingReachesItsFixedPoint)
     EXPECT_LT(std::hypot(v[0], v[1]), 2 * 0.5 + 0.1);
 
     // Without clipping, one iteration from zero is the mean; the next round starts from it.
-    config.tau = 1e9;
-    config.iters = 1;
+    config.json["tau"] = 1e9;
+    config.json["iters"] = 1;
     auto codec = MakeCodec({{"type", "none"}}, "u");
-    auto rule = MakeAggregationRule(RuleArgs{*codec, config, 2, false});
+    auto rule = MakeAggregationRule(config, RuleContext{2, codec.get(), false});
     const auto mean = Combine(config, {{2, 0}, {0, 4}}, nullptr, {}, rule.get());
     EXPECT_EQ(mean, (std::vector<float>{1, 2}));
-    config.tau = 1.0;
-    auto clipped = MakeAggregationRule(RuleArgs{*codec, config, 1, false});
+    config.json["tau"] = 1.0;
+    auto clipped = MakeAggregationRule(config, RuleContext{1, codec.get(), false});
     Combine(config, {{0, 0}}, nullptr, {}, clipped.get()); // centre stays at 0
     std::vector<double> held;
     const auto step = Combine(config, {{3, 4}}, &held, {}, clipped.get());
@@ -343,8 +345,8 @@ TEST(RobustRules, CenteredClippingReachesItsFixedPoint)
 
 TEST(RobustRules, NormBoundClipsThenAveragesBySamples)
 {
-    RobustRuleConfig config = Rule("norm_bound");
-    config.maxNorm = 1.0;
+    RuleSpec config = Rule("norm_bound");
+    config.json["max_norm"] = 1.0;
     std::vector<double> held;
     const auto out = Combine(config, {{3, 4}, {0.5f, 0}}, &held, {1.0, 3.0});
     // (3, 4) -> (0.6, 0.8) with weight 1/4, (0.5, 0) unclipped with weight 3/4.
@@ -358,12 +360,12 @@ TEST(RobustRules, NanUpdatesDoNotPoisonTheRobustRules)
 {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const Updates x = {{1, 1}, {nan, nan}, {1.2f, 0.9f}, {0.9f, 1.1f}, {1.1f, 1.0f}};
-    RobustRuleConfig trimmed = Rule("trimmed_mean");
-    trimmed.beta = 0.2;
-    RobustRuleConfig krum = Rule("krum");
-    krum.f = 1;
-    RobustRuleConfig gm = Rule("geometric_median");
-    for (const RobustRuleConfig& config : {Rule("median"), trimmed, krum, gm})
+    RuleSpec trimmed = Rule("trimmed_mean");
+    trimmed.json["beta"] = 0.2;
+    RuleSpec krum = Rule("krum");
+    krum.json["f"] = 1;
+    RuleSpec gm = Rule("geometric_median");
+    for (const RuleSpec& config : {Rule("median"), trimmed, krum, gm})
     {
         const auto out = Combine(config, x);
         for (float v : out)
@@ -377,7 +379,7 @@ TEST(RobustRules, NanUpdatesDoNotPoisonTheRobustRules)
 TEST(RobustRules, ScenarioChecksNameThePath)
 {
     const json none = {{"type", "none"}};
-    auto message = [&](const RobustRuleConfig& config, const json& uplink, uint32_t n) {
+    auto message = [&](const RuleSpec& config, const json& uplink, uint32_t n) {
         try
         {
             CheckRobustRule(config, CodecSpec::Parse(uplink, "compression.uplink"), n);
@@ -388,12 +390,12 @@ TEST(RobustRules, ScenarioChecksNameThePath)
         }
         return std::string();
     };
-    RobustRuleConfig krum = Rule("krum");
+    RuleSpec krum = Rule("krum");
     EXPECT_EQ(message(krum, none, 10), "");
     EXPECT_EQ(message(krum, none, 2).rfind("server.robust.f: krum needs", 0), 0u)
         << message(krum, none, 2);
-    RobustRuleConfig median = Rule("median");
-    median.tau = 1.0;
+    RuleSpec median = Rule("median");
+    median.json["tau"] = 1.0;
     EXPECT_EQ(message(median, none, 10).rfind("server.robust.tau: not a setting", 0), 0u);
     const json vote = {{"type", "sign"}, {"aggregation", "majority_vote"}};
     EXPECT_EQ(message(Rule("median"), vote, 10).rfind("server.robust.type:", 0), 0u);
@@ -403,14 +405,75 @@ TEST(RobustRules, ScenarioChecksNameThePath)
     EXPECT_EQ(message(Rule("median"), {{"type", "sign"}, {"aggregation", "mean"}}, 10), "");
     EXPECT_EQ(message(Rule("norm_bound"), none, 10).rfind("server.robust.max_norm:", 0), 0u);
     EXPECT_EQ(message(Rule("centered_clipping"), none, 10).rfind("server.robust.tau:", 0), 0u);
-    RobustRuleConfig trimmed = Rule("trimmed_mean");
-    trimmed.beta = 0.05;
+    RuleSpec trimmed = Rule("trimmed_mean");
+    trimmed.json["beta"] = 0.05;
     EXPECT_EQ(message(trimmed, none, 10).rfind("server.robust.beta:", 0), 0u);
-    trimmed.beta = 0.45;
+    trimmed.json["beta"] = 0.45;
     EXPECT_EQ(message(trimmed, none, 10), "");
     EXPECT_EQ(message(Rule("median"), {{"type", "power_sgd"}, {"rank", 2}}, 10)
                   .rfind("server.robust.type:", 0),
               0u);
+}
+
+TEST(RobustRules, EachRuleReadsItsOwnKeys)
+{
+    const CodecSpec none = CodecSpec::Parse({{"type", "none"}}, "compression.uplink");
+    auto message = [&](const json& robust) {
+        try
+        {
+            CheckRobustRule(RuleSpec::Parse(robust, "server.robust"), none, 10);
+        }
+        catch (const RuleConfigError& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    // A key of another rule names the rules it belongs to, found by asking each rule.
+    EXPECT_EQ(message({{"type", "median"}, {"tau", 1.0}}),
+              "server.robust.tau: not a setting of type \"median\" (only of centered_clipping)");
+    EXPECT_EQ(message({{"type", "krum"}, {"iters", 3}}),
+              "server.robust.iters: not a setting of type \"krum\" (only of geometric_median "
+              "centered_clipping)");
+    EXPECT_EQ(message({{"type", "mean"}, {"f", 1}}),
+              "server.robust.f: not a setting of type \"mean\" (only of krum multi_krum)");
+    EXPECT_EQ(message({{"type", "median"}, {"tua", 1.0}}),
+              "server.robust.tua: not a setting of type \"median\" (nor of any other rule)");
+    // A key of another rule is reported before the rule's own refusal.
+    EXPECT_EQ(message({{"type", "krum"}, {"f", 4}, {"m", 2}}).rfind("server.robust.m: not a", 0),
+              0u);
+    EXPECT_EQ(message({{"type", "krum"}, {"f", "two"}}),
+              "server.robust.f: must be an integer in [0, 4294967295], got \"two\"");
+    EXPECT_EQ(message({{"type", "multi_krum"}, {"f", 3}, {"m", 7}}), "");
+    // The type: registered, and one a scenario may name.
+    EXPECT_EQ(message({{"type", "krum?"}})
+                  .rfind("server.robust.type: unknown aggregation rule "
+                         "\"krum?\" (one of mean, median, ",
+                         0),
+              0u);
+    EXPECT_EQ(message({{"type", "weighted_mean"}})
+                  .rfind("server.robust.type: \"weighted_mean\" "
+                         "is not a server.robust rule",
+                         0),
+              0u);
+}
+
+TEST(RobustRules, TraitsSayWhatTheChecksAndCalibrationAsk)
+{
+    EXPECT_TRUE(RuleTypeTraits("mean").codecsOwn);
+    EXPECT_TRUE(RuleTypeTraits("mean").foldsOnArrival);
+    EXPECT_FALSE(RuleTypeTraits("median").foldsOnArrival);
+    EXPECT_FALSE(RuleTypeTraits("majority_vote").scenarioType);
+    // Every rule calibration times builds from its calibration keys alone.
+    for (const std::string& name : AggregationRuleNames())
+    {
+        const RuleTraits& traits = RuleTypeTraits(name);
+        json keys = json::parse(traits.calibrationKeys);
+        keys["type"] = name;
+        EXPECT_NO_THROW(MakeAggregationRule(RuleSpec::Parse(keys, "calibrate"), RuleContext{10}))
+            << name;
+    }
+    EXPECT_THROW(RuleTypeTraits("krum?"), RuleConfigError);
 }
 
 } // namespace

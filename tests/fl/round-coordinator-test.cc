@@ -344,8 +344,8 @@ TEST(RoundCoordinator, NamedAggregationRules)
 {
     const json voteSpec = {{"type", "sign"}, {"aggregation", "majority_vote"}};
     auto sign = MakeCodec(voteSpec, "u");
-    RuleArgs args{*sign, RobustRuleConfig{}, 3, CodecSpec::Parse(voteSpec, "u").BringsAggregator()};
-    auto rule = MakeAggregationRule("codec", args);
+    const RuleContext args{3, sign.get(), CodecSpec::Parse(voteSpec, "u").BringsAggregator()};
+    auto rule = MakeAggregationRule(RuleSpec{.type = "codec"}, args);
     rule->Reset(1);
     const float a[] = {1.0f}, b[] = {-3.0f}, c[] = {2.0f};
     rule->Add(a, 1.0);
@@ -356,14 +356,14 @@ TEST(RoundCoordinator, NamedAggregationRules)
     EXPECT_FLOAT_EQ(out[0], 2.0f); // two positive votes of three; mean magnitude 2
     // One client, one vote, whatever its sample count.
     EXPECT_EQ(rule->AggregateWeights(), (std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3}));
-    auto mean = MakeAggregationRule("weighted_mean", args);
+    auto mean = MakeAggregationRule(RuleSpec{.type = "weighted_mean"}, args);
     mean->Reset(1);
     mean->Add(a, 1.0);
     mean->Add(b, 1.0);
     mean->Result(out);
     EXPECT_FLOAT_EQ(out[0], -1.0f);
     EXPECT_EQ(mean->AggregateWeights(), (std::vector<double>{0.5, 0.5}));
-    EXPECT_THROW(MakeAggregationRule("krum?", args), std::invalid_argument);
+    EXPECT_THROW(MakeAggregationRule(RuleSpec{.type = "krum?"}, args), std::invalid_argument);
     EXPECT_EQ(AggregationRuleNames().front(), "codec");
 }
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace fedran
@@ -82,21 +83,21 @@ class CenteredClippingRule final : public BufferedRule
 } // namespace robust
 
 std::unique_ptr<AggregationRule>
-MakeCenteredClippingRule(const RuleArgs& args)
+MakeCenteredClippingRule(RuleArgs& args)
 {
-    if (!args.config.tau)
+    const std::optional<double> tau = args.TakeNumber("tau");
+    const uint32_t iters = args.TakeCount("iters").value_or(1);
+    if (!tau)
     {
-        throw RuleConfigError(
-            "server.robust.tau: centered_clipping needs tau, the clipping "
-            "radius (in the units of the updates: see update_norm in clients.csv)");
+        args.Fail("tau",
+                  "centered_clipping needs tau, the clipping radius (in the units of the "
+                  "updates: see update_norm in clients.csv)");
     }
-    const double tau = *args.config.tau;
-    const uint32_t iters = args.config.iters.value_or(1);
-    if (!(tau > 0.0) || iters < 1)
+    if (!(*tau > 0.0) || iters < 1)
     {
-        throw RuleConfigError("server.robust.tau: centered_clipping needs tau > 0 and iters >= 1");
+        args.Fail("tau", "centered_clipping needs tau > 0 and iters >= 1");
     }
-    return std::make_unique<robust::CenteredClippingRule>(tau, iters);
+    return std::make_unique<robust::CenteredClippingRule>(*tau, iters);
 }
 
 } // namespace fedran

@@ -119,12 +119,12 @@ class GeometricMedianRule final : public BufferedRule
 } // namespace robust
 
 std::unique_ptr<AggregationRule>
-MakeGeometricMedianRule(const RuleArgs& args)
+MakeGeometricMedianRule(RuleArgs& args)
 {
-    const uint32_t iters = args.config.iters.value_or(10);
+    const uint32_t iters = args.TakeCount("iters").value_or(10);
     if (iters < 1)
     {
-        throw RuleConfigError("server.robust.iters: geometric_median needs at least 1 iteration");
+        args.Fail("iters", "geometric_median needs at least 1 iteration");
     }
     return std::make_unique<robust::GeometricMedianRule>(iters);
 }

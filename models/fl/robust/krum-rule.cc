@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 
 namespace fedran
@@ -101,16 +102,17 @@ class KrumRule final : public BufferedRule
 
 /// f given, or the largest admissible one, floor((n - 3) / 2).
 uint32_t
-ToleratedF(const RuleArgs& args, const char* rule)
+ToleratedF(const RuleArgs& args, std::optional<uint32_t> given)
 {
-    const uint32_t n = args.clientsPerRound;
-    const uint32_t f = args.config.f.value_or(n >= 3 ? (n - 3) / 2 : 0);
+    const uint32_t n = args.ClientsPerRound();
+    const uint32_t f = given.value_or(n >= 3 ? (n - 3) / 2 : 0);
     if (!(n > 2 * f + 2))
     {
-        throw RuleConfigError(std::string("server.robust.f: ") + rule +
-                              " needs clients_per_round n > 2f + 2 (Blanchard et al. 2017); n = " +
-                              std::to_string(n) + ", f = " + std::to_string(f) +
-                              (args.config.f ? "" : " (the default, floor((n - 3) / 2))"));
+        args.Fail("f",
+                  args.Type() +
+                      " needs clients_per_round n > 2f + 2 (Blanchard et al. 2017); n = " +
+                      std::to_string(n) + ", f = " + std::to_string(f) +
+                      (given ? "" : " (the default, floor((n - 3) / 2))"));
     }
     return f;
 }
@@ -119,22 +121,25 @@ ToleratedF(const RuleArgs& args, const char* rule)
 } // namespace robust
 
 std::unique_ptr<AggregationRule>
-MakeKrumRule(const RuleArgs& args)
+MakeKrumRule(RuleArgs& args)
 {
-    return std::make_unique<robust::KrumRule>(robust::ToleratedF(args, "krum"), 1);
+    const std::optional<uint32_t> f = args.TakeCount("f");
+    return std::make_unique<robust::KrumRule>(robust::ToleratedF(args, f), 1);
 }
 
 std::unique_ptr<AggregationRule>
-MakeMultiKrumRule(const RuleArgs& args)
+MakeMultiKrumRule(RuleArgs& args)
 {
-    const uint32_t f = robust::ToleratedF(args, "multi_krum");
-    const uint32_t n = args.clientsPerRound;
-    const uint32_t m = args.config.m.value_or(n - f);
+    const std::optional<uint32_t> givenF = args.TakeCount("f");
+    const std::optional<uint32_t> givenM = args.TakeCount("m");
+    const uint32_t f = robust::ToleratedF(args, givenF);
+    const uint32_t n = args.ClientsPerRound();
+    const uint32_t m = givenM.value_or(n - f);
     if (m < 1 || m > n - f)
     {
-        throw RuleConfigError("server.robust.m: multi_krum averages 1 <= m <= n - f updates; n = " +
-                              std::to_string(n) + ", f = " + std::to_string(f) +
-                              ", m = " + std::to_string(m));
+        args.Fail("m",
+                  "multi_krum averages 1 <= m <= n - f updates; n = " + std::to_string(n) +
+                      ", f = " + std::to_string(f) + ", m = " + std::to_string(m));
     }
     return std::make_unique<robust::KrumRule>(f, m);
 }

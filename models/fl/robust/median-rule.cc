@@ -62,7 +62,7 @@ namespace fedran
 {
 
 std::unique_ptr<AggregationRule>
-MakeMedianRule(const RuleArgs&)
+MakeMedianRule(RuleArgs&)
 {
     return std::make_unique<robust::MedianRule>();
 }

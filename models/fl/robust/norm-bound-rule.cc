@@ -6,6 +6,7 @@
 #include "models/fl/robust/buffered-rule.h"
 
 #include <cmath>
+#include <optional>
 
 namespace fedran
 {
@@ -65,14 +66,16 @@ class NormBoundRule final : public BufferedRule
 } // namespace robust
 
 std::unique_ptr<AggregationRule>
-MakeNormBoundRule(const RuleArgs& args)
+MakeNormBoundRule(RuleArgs& args)
 {
-    if (!args.config.maxNorm || !(*args.config.maxNorm > 0.0))
+    const std::optional<double> maxNorm = args.TakeNumber("max_norm");
+    if (!maxNorm || !(*maxNorm > 0.0))
     {
-        throw RuleConfigError("server.robust.max_norm: norm_bound needs max_norm > 0 (in the "
-                              "units of the updates: see update_norm in clients.csv)");
+        args.Fail("max_norm",
+                  "norm_bound needs max_norm > 0 (in the units of the updates: see update_norm "
+                  "in clients.csv)");
     }
-    return std::make_unique<robust::NormBoundRule>(*args.config.maxNorm);
+    return std::make_unique<robust::NormBoundRule>(*maxNorm);
 }
 
 } // namespace fedran

@@ -76,24 +76,24 @@ class TrimmedMeanRule final : public BufferedRule
 } // namespace robust
 
 std::unique_ptr<AggregationRule>
-MakeTrimmedMeanRule(const RuleArgs& args)
+MakeTrimmedMeanRule(RuleArgs& args)
 {
-    const double beta = args.config.beta.value_or(0.1);
-    const size_t n = args.clientsPerRound;
+    const double beta = args.TakeNumber("beta").value_or(0.1);
+    const size_t n = args.ClientsPerRound();
     const size_t k = robust::Trimmed(beta, n);
     if (k == 0)
     {
-        throw RuleConfigError(
-            "server.robust.beta: trimmed_mean with beta = " + std::to_string(beta) +
-            " trims floor(beta x clients_per_round) = 0 of " + std::to_string(n) +
-            " updates at each end (it would be the mean)");
+        args.Fail("beta",
+                  "trimmed_mean with beta = " + std::to_string(beta) +
+                      " trims floor(beta x clients_per_round) = 0 of " + std::to_string(n) +
+                      " updates at each end (it would be the mean)");
     }
     if (2 * k >= n)
     {
-        throw RuleConfigError("server.robust.beta: trimmed_mean trims floor(beta x "
-                              "clients_per_round) = " +
-                              std::to_string(k) + " updates at each end of " + std::to_string(n) +
-                              ", leaving none; needs 2k < n");
+        args.Fail("beta",
+                  "trimmed_mean trims floor(beta x clients_per_round) = " + std::to_string(k) +
+                      " updates at each end of " + std::to_string(n) +
+                      ", leaving none; needs 2k < n");
     }
     return std::make_unique<robust::TrimmedMeanRule>(beta);
 }

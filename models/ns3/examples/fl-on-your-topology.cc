@@ -17,9 +17,9 @@
 //   fedran-example --PrintAttributes=ns3::FlServerApp
 
 #include "compression/rng.h"
+#include "models/fl/federated-task.h"
 #include "models/fl/trace-records.h"
 #include "models/learning/client-sizes.h"
-#include "models/learning/federated-task.h"
 #include "models/learning/model.h"
 #include "models/learning/synthetic-data.h"
 #include "models/ns3/helper/fl-client-helper.h"

@@ -1,7 +1,7 @@
 #ifndef FEDRAN_MODELS_NS3_HELPER_FL_CLIENT_HELPER_H
 #define FEDRAN_MODELS_NS3_HELPER_FL_CLIENT_HELPER_H
 
-#include "models/learning/federated-task.h"
+#include "models/fl/federated-task.h"
 #include "models/ns3/model/client-availability.h"
 #include "models/ns3/model/message-transport.h"
 #include "models/ns3/model/thread-pool.h"

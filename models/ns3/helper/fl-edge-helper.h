@@ -2,7 +2,7 @@
 #define FEDRAN_MODELS_NS3_HELPER_FL_EDGE_HELPER_H
 
 #include "models/fl/edge-aggregator.h"
-#include "models/learning/federated-task.h"
+#include "models/fl/federated-task.h"
 #include "models/ns3/model/fl-edge-app.h"
 #include "models/ns3/model/message-transport.h"
 

@@ -1,7 +1,7 @@
 #ifndef FEDRAN_MODELS_NS3_HELPER_FL_SERVER_HELPER_H
 #define FEDRAN_MODELS_NS3_HELPER_FL_SERVER_HELPER_H
 
-#include "models/learning/federated-task.h"
+#include "models/fl/federated-task.h"
 #include "models/ns3/model/message-transport.h"
 
 #include <ns3/application-container.h>

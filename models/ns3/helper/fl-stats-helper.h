@@ -1,7 +1,7 @@
 #ifndef FEDRAN_MODELS_NS3_HELPER_FL_STATS_HELPER_H
 #define FEDRAN_MODELS_NS3_HELPER_FL_STATS_HELPER_H
 
-#include "models/learning/byzantine-config.h"
+#include "models/fl/byzantine-config.h"
 #include "models/ns3/model/backhaul-link.h"
 #include "models/ns3/model/fl-client-app.h"
 #include "models/ns3/model/fl-edge-app.h"

@@ -2,8 +2,8 @@
 #define FEDRAN_MODELS_NS3_MODEL_FL_CLIENT_APP_H
 
 #include "models/fl/client-session.h"
+#include "models/fl/federated-task.h"
 #include "models/fl/trace-records.h"
-#include "models/learning/federated-task.h"
 #include "models/ns3/model/client-availability.h"
 #include "models/ns3/model/client-round-work.h"
 #include "models/ns3/model/message-transport.h"

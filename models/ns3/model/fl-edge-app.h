@@ -2,8 +2,8 @@
 #define FEDRAN_MODELS_NS3_MODEL_FL_EDGE_APP_H
 
 #include "models/fl/edge-aggregator.h"
+#include "models/fl/federated-task.h"
 #include "models/fl/trace-records.h"
-#include "models/learning/federated-task.h"
 #include "models/ns3/model/child-connections.h"
 #include "models/ns3/model/message-transport.h"
 #include "models/ns3/model/reconnect-backoff.h"

@@ -1,9 +1,9 @@
 #ifndef FEDRAN_MODELS_NS3_MODEL_FL_SERVER_APP_H
 #define FEDRAN_MODELS_NS3_MODEL_FL_SERVER_APP_H
 
+#include "models/fl/federated-task.h"
 #include "models/fl/round-coordinator.h"
 #include "models/fl/trace-records.h"
-#include "models/learning/federated-task.h"
 #include "models/ns3/model/child-connections.h"
 #include "models/ns3/model/message-transport.h"
 

@@ -1,5 +1,5 @@
-#ifndef FEDRAN_MODELS_LEARNING_COLLUSION_ORACLE_H
-#define FEDRAN_MODELS_LEARNING_COLLUSION_ORACLE_H
+#ifndef FEDRAN_MODELS_FL_COLLUSION_ORACLE_H
+#define FEDRAN_MODELS_FL_COLLUSION_ORACLE_H
 
 // What colluding Byzantine clients (attacks alie and ipm) know of a round: the per-coordinate
 // mean and standard deviation of the honest updates. This is the strongest attacker of the
@@ -17,7 +17,7 @@
 // (once for real, once here), and the oracle holds the round's global model and two vectors
 // of statistics (3 x model size floats) for the last few rounds.
 
-#include "models/learning/byzantine-config.h"
+#include "models/fl/byzantine-config.h"
 
 #include <cstdint>
 #include <map>

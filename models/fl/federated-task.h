@@ -1,9 +1,10 @@
-#ifndef FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
-#define FEDRAN_MODELS_LEARNING_FEDERATED_TASK_H
+#ifndef FEDRAN_MODELS_FL_FEDERATED_TASK_H
+#define FEDRAN_MODELS_FL_FEDERATED_TASK_H
 
 #include "compression/codec-spec.h"
 #include "compression/cost-model.h"
-#include "models/learning/byzantine-config.h"
+#include "models/fl/byzantine-config.h"
+#include "models/fl/rule-spec.h"
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/model.h"
@@ -41,7 +42,7 @@ enum RngStream : uint64_t
  * Everything about the learning problem that the server and every client share, read-only:
  * the model, the data (held once), each client's slice of it, and how to train and encode.
  */
-class CollusionOracle; // models/learning/collusion-oracle.h
+class CollusionOracle; // models/fl/collusion-oracle.h
 
 /// A device's compute beyond training speed: its cores and its speed relative to the
 /// reference machine whose seconds `profile` gives (clients.groups[].compute.codec_speed,
@@ -66,7 +67,7 @@ struct FederatedTask
     /// Downlink frames carry global − (the client's copy) rather than the model itself.
     bool downlinkClientView = false;
     /// server.robust: how the server combines the round's updates.
-    RobustRuleConfig robust;
+    RuleSpec robust;
     /// clients.groups[].attack per client id (type empty: honest); empty: nobody attacks.
     std::vector<AttackConfig> attacks;
     /// What colluding attackers (alie, ipm) know of each round; set when there are any. The

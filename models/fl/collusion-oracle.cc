@@ -1,6 +1,6 @@
-#include "models/learning/collusion-oracle.h"
+#include "models/fl/collusion-oracle.h"
 
-#include "models/learning/federated-task.h"
+#include "models/fl/federated-task.h"
 #include "models/learning/local-trainer.h"
 
 #include <cmath>
