@@ -3,7 +3,6 @@
 
 #include "models/fl/round-coordinator.h"
 
-#include "models/fl/async-coordinator.h"
 #include "models/learning/collusion-oracle.h"
 
 #include <algorithm>
@@ -11,18 +10,6 @@
 
 namespace fedran
 {
-
-std::unique_ptr<ServerCoordinator>
-MakeServerCoordinator(CoordinatorConfig config,
-                      std::shared_ptr<const FederatedTask> task,
-                      CoordinatorHost& host)
-{
-    if (config.async)
-    {
-        return std::make_unique<AsyncCoordinator>(std::move(config), std::move(task), host);
-    }
-    return std::make_unique<RoundCoordinator>(std::move(config), std::move(task), host);
-}
 
 RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
                                    std::shared_ptr<const FederatedTask> task,
@@ -33,19 +20,15 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
     , m_state(MakeServerState(*m_task,
                               m_config.clientsPerRound,
                               m_config.downlinkCodec,
+                              m_config.aggregatorUplinkCodecs,
                               m_config.codecStream))
     , m_clock(m_task->serverCompute, m_config.ticksPerSecond)
-    , m_views(m_config.downlinkCodec.Empty() ? m_task->downlinkCodec : m_config.downlinkCodec,
-              m_task->model->Layout())
-    , m_buckets(m_task->uplinkCodec, m_task->model->Layout())
+    , m_views(m_state.codecs, m_task->model->Layout())
+    , m_buckets(m_state.codecs, m_task->model->Layout())
 {
-    m_exchange = m_state.uplink->MakeExchange(m_task->model->Layout(),
-                                              Rng(m_task->seed, kServerExchangeStream).NextU64());
-    m_uplinkCodecId = m_state.uplink->Id();
-    for (const auto& [child, spec] : m_config.aggregatorUplinkCodecs)
-    {
-        m_aggregatorCodecIds[child] = spec.WireId();
-    }
+    m_exchange =
+        m_state.codecs.Uplink().MakeExchange(m_task->model->Layout(),
+                                             Rng(m_task->seed, kServerExchangeStream).NextU64());
     if (m_config.episodic)
     {
         m_state.optimizer = MakeServerOptimizer(ServerOptimizerConfig{}); // the plain mean
@@ -245,31 +228,26 @@ RoundCoordinator::StartRound()
     }
     std::vector<uint8_t> shared;
     // Round-scheduled codecs (a sparsity warm-up) encode, and mirror-decode, this round's size.
-    m_state.modelEncoder->BeginRound(m_round);
+    Codec& modelEncoder = m_state.codecs.ModelEncoder();
+    modelEncoder.BeginRound(m_round);
     if (!m_task->downlinkClientView)
     {
-        m_state.modelEncoder->Encode(m_task->model->Layout(),
-                                     m_state.global,
-                                     m_state.codecRng,
-                                     shared);
+        modelEncoder.Encode(m_task->model->Layout(), m_state.global, m_state.codecRng, shared);
     }
     for (uint32_t client : m_selected)
     {
         if (!state.empty())
         {
             // Before the model, so that the client's encoder has it when training ends.
-            SendToClient(client, FrameType::CodecState, m_uplinkCodecId, state);
+            SendToClient(client, FrameType::CodecState, m_state.codecs.Uplink().Id(), state);
         }
-        SendToClient(client,
-                     FrameType::GlobalModel,
-                     m_state.modelEncoder->Id(),
-                     m_task->downlinkClientView ? m_views.Encode(client,
-                                                                 m_round,
-                                                                 m_state.global,
-                                                                 *m_state.modelEncoder,
-                                                                 m_state.codecRng,
-                                                                 m_state.scratch)
-                                                : shared);
+        SendToClient(
+            client,
+            FrameType::GlobalModel,
+            modelEncoder.Id(),
+            m_task->downlinkClientView
+                ? m_views.Encode(client, m_round, m_state.global, m_state.codecRng, m_state.scratch)
+                : shared);
     }
     // Nobody to wait for still takes the deadline, as a real server's round would.
     ArmDeadline();
@@ -324,7 +302,7 @@ RoundCoordinator::CloseFirstPhase()
     // The server's work between the phases (power_sgd's orthonormalisation) follows the
     // first payloads' folds; the message goes out when it is done.
     const double doneS =
-        m_clock.QueueBarrier(m_clock.CloseSeconds(*m_state.uplink, m_task->model->Layout()),
+        m_clock.QueueBarrier(m_clock.CloseSeconds(m_state.codecs.Uplink(), m_task->model->Layout()),
                              m_host.NowSeconds());
     const int64_t ticks = m_clock.TicksUntil(doneS, m_host.NowSeconds());
     if (ticks > 0)
@@ -345,7 +323,10 @@ RoundCoordinator::SendPhaseMessages()
         if (m_joined.count(client))
         {
             m_pending.insert(client);
-            SendToClient(client, FrameType::CodecState, m_uplinkCodecId, m_phaseMessage);
+            SendToClient(client,
+                         FrameType::CodecState,
+                         m_state.codecs.Uplink().Id(),
+                         m_phaseMessage);
         }
     }
     if (m_pending.empty())
