@@ -1,6 +1,5 @@
 #include "models/fl/client-session.h"
 
-#include "models/fl/site-training.h"
 #include "models/learning/gradient-spread.h"
 
 #include <stdexcept>
@@ -14,6 +13,8 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     , m_codecs(m_task->uplinkCodec,
                m_config.downlinkCodec.Empty() ? m_task->downlinkCodec : m_config.downlinkCodec)
     , m_layerwise(*m_task, m_config.clientId, m_config.samplesPerSecond)
+    , m_attack(*m_task, m_config.clientId)
+    , m_faults(m_task->seed, config.clientId, config.corruptUplink, config.crashProbability)
 {
     if (m_config.clientId >= m_task->partition.size())
     {
@@ -26,17 +27,6 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     }
     m_trainRng = Rng(m_task->seed, kClientTrainStreamBase + m_config.clientId);
     m_codecRng = Rng(m_task->seed, kClientCodecStreamBase + m_config.clientId);
-    if (m_config.clientId < m_task->attacks.size())
-    {
-        m_attack = m_task->attacks[m_config.clientId];
-    }
-    m_attackRng = Rng(m_task->seed, kClientAttackStreamBase + m_config.clientId);
-    // Streams of their own, drawn from only when the fault is configured: runs without
-    // faults draw exactly what they drew before faults existed.
-    m_faults = SiteFaults(m_task->seed,
-                          m_config.clientId,
-                          m_config.corruptUplink,
-                          m_config.crashProbability);
     m_spreadRng = Rng(m_task->seed, kClientSpreadStreamBase + m_config.clientId);
     // No model copy yet: a site holds one only while it trains (or, with downlink_reference
     // client_view, from its connection on, since the server's frames are relative to it).
@@ -120,11 +110,7 @@ void
 ClientSession::AcceptModel(const Frame& frame)
 {
     m_codecs.ModelDecoder().BeginRound(frame.header.round); // as the server's encoder was told
-    if (m_attack.Active(frame.header.round) && m_attack.Colluding() && m_task->collusion)
-    {
-        // Taken here, on the simulation's thread, while the round is surely known.
-        m_collusion = m_task->collusion->Round(frame.header.round);
-    }
+    m_attack.ModelArrived(*m_task, frame.header.round);
     const uint64_t size = m_task->model->Layout().TotalSize();
     if (m_task->downlinkClientView)
     {
@@ -207,10 +193,7 @@ ClientSession::TrainAndEncode(uint32_t round)
                                       round,
                                       m_codecs.UpdateEncoder().StepState(),
                                       m_trainRng,
-                                      m_attack,
-                                      m_collusion.get(),
-                                      m_attackRng);
-    m_collusion.reset();
+                                      m_attack);
     EncodedUpdate encoded;
     std::vector<uint8_t> payload;
     m_codecs.UpdateEncoder().BeginRound(round);

@@ -12,9 +12,9 @@
 #include "models/fl/layerwise-encoder.h"
 #include "models/fl/rate-controller.h"
 #include "models/fl/site-faults.h"
+#include "models/fl/site-training.h"
 #include "models/fl/trace-records.h"
 #include "models/fl/update-frame.h"
-#include "models/learning/collusion-oracle.h"
 #include "models/learning/federated-task.h"
 
 #include <cstdint>
@@ -156,11 +156,7 @@ class ClientSession
     std::unique_ptr<control::RateController> m_controller;
     Rng m_trainRng;
     Rng m_codecRng;
-    /// clients.groups[].attack of this client (type empty: honest).
-    AttackConfig m_attack;
-    Rng m_attackRng;
-    /// A colluding attacker's view of the round it trains for (taken when the model arrives).
-    std::shared_ptr<const CollusionRound> m_collusion;
+    SiteAttack m_attack; ///< clients.groups[].attack of this client
     SiteFaults m_faults; ///< faults.corrupt_uplink and faults.crashes
     Rng m_spreadRng;     ///< an adaptive variance rule's minibatches (GradientSpread)
     /// This client's copy of the global model: empty unless it is training (with

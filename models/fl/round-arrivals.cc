@@ -1,7 +1,7 @@
 // RoundCoordinator: what becomes of each frame a client sends, i.e. an update, a bucket of one
 // (layerwise pipelining), a two-exchange codec's reply or a damaged frame. Each is checked,
 // decoded into the round's rule or discarded as late, and charged to the server's cores;
-// round-coordinator.cc runs the rounds themselves.
+// round-coordinator.cc runs the rounds themselves, round-close.cc closes them.
 
 #include "models/fl/round-coordinator.h"
 

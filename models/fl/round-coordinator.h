@@ -4,8 +4,8 @@
 // The server's side of synchronous federated learning, without ns-3: which clients have
 // joined, who is selected, when a round ends, what becomes of each update, how updates are
 // combined and when the model is evaluated. round-coordinator.cc runs the rounds,
-// round-arrivals.cc handles the frames clients send; server-coordinator.h has the events that
-// drive it and the host it acts through.
+// round-arrivals.cc handles the frames clients send, round-close.cc closes a round;
+// server-coordinator.h has the events that drive it and the host it acts through.
 
 #include "models/fl/bucket-assembler.h"
 #include "models/fl/client-view-encoder.h"

@@ -18,7 +18,6 @@ namespace fedran
 class SiteFaults
 {
   public:
-    SiteFaults() = default;
     /// Client `client` of a task seeded with `seed`: its payloads damaged with probability
     /// `corruptUplink`, a round's training crashing with probability `crashProbability`.
     SiteFaults(uint64_t seed, uint32_t client, double corruptUplink, double crashProbability);

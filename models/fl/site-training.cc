@@ -86,6 +86,24 @@ Train(const FederatedTask& task,
 
 } // namespace
 
+SiteAttack::SiteAttack(const FederatedTask& task, uint32_t client)
+    : rng(task.seed, kClientAttackStreamBase + client)
+{
+    if (client < task.attacks.size())
+    {
+        config = task.attacks[client];
+    }
+}
+
+void
+SiteAttack::ModelArrived(const FederatedTask& task, uint32_t round)
+{
+    if (config.Active(round) && config.Colluding() && task.collusion)
+    {
+        collusion = task.collusion->Round(round);
+    }
+}
+
 TrainingResult
 TrainSite(const FederatedTask& task,
           uint32_t client,
@@ -93,18 +111,17 @@ TrainSite(const FederatedTask& task,
           uint32_t round,
           LocalStepState* stepState,
           Rng& trainRng,
-          const AttackConfig& attack,
-          const CollusionRound* collusion,
-          Rng& attackRng)
+          SiteAttack& attack)
 {
-    const bool active = attack.Active(round);
-    const bool flipLabels = active && attack.type == "label_flip";
+    const bool active = attack.config.Active(round);
+    const bool flipLabels = active && attack.config.type == "label_flip";
     TrainingResult result = Train(task, client, model, round, flipLabels, stepState, trainRng);
     if (active && !flipLabels)
     {
         // Before the codec: the frame is valid and of an honest client's size.
-        const HonestStatistics* honest = collusion ? &collusion->Statistics(task) : nullptr;
-        CorruptUpdate(attack, result.update, honest, attackRng);
+        const HonestStatistics* honest =
+            attack.collusion ? &attack.collusion->Statistics(task) : nullptr;
+        CorruptUpdate(attack.config, result.update, honest, attack.rng);
         double sum = 0.0;
         for (float v : result.update)
         {
@@ -112,6 +129,7 @@ TrainSite(const FederatedTask& task,
         }
         result.updateNorm = std::sqrt(sum); // of what it sends
     }
+    attack.collusion.reset();
     return result;
 }
 

@@ -14,24 +14,37 @@
 #include "models/learning/local-trainer.h"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
 namespace fedran
 {
 
+/// A site's attack (clients.groups[].attack of its group; type empty: honest), the stream it
+/// draws from, and a colluding attacker's view of the round it trains for.
+struct SiteAttack
+{
+    SiteAttack(const FederatedTask& task, uint32_t client);
+
+    /// The model of `round` has arrived: a colluding attacker takes its view of the round (on
+    /// the simulation's thread, while the round is surely known).
+    void ModelArrived(const FederatedTask& task, uint32_t round);
+
+    AttackConfig config;
+    Rng rng;
+    std::shared_ptr<const CollusionRound> collusion; ///< until the round's training is done
+};
+
 /// Trains `client`'s share of `task` from `model` for `round`, drawing from `trainRng` (the
 /// client's training stream); `stepState` is the uplink encoder's per-step state, or null.
-/// `attack` (active from its start round) makes the update a Byzantine one, drawing from
-/// `attackRng`; `collusion` is what colluders know of the round, or null.
+/// `attack`, active from its start round, makes the update a Byzantine one.
 TrainingResult TrainSite(const FederatedTask& task,
                          uint32_t client,
                          std::span<const float> model,
                          uint32_t round,
                          LocalStepState* stepState,
                          Rng& trainRng,
-                         const AttackConfig& attack,
-                         const CollusionRound* collusion,
-                         Rng& attackRng);
+                         SiteAttack& attack);
 
 } // namespace fedran
 
