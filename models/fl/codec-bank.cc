@@ -139,7 +139,6 @@ CodecBank::ResetReceiver()
 {
     m_modelDecoder.reset();
     m_updateEncoder.reset();
-    m_bucketEncoders.clear();
 }
 
 } // namespace fedran

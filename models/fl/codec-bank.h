@@ -4,10 +4,11 @@
 // The codecs one endpoint of the protocol owns, by role, and how long each lives. A codec may
 // carry state from round to round (error feedback's residual, dgc's momentum, power_sgd's warm
 // start, a sparsity warm-up's schedule, a lazy update's last decoded update), so each encoder
-// has exactly one decoder that mirrors it at the other end, and both live as long as the state
-// they share matters. Every codec of models/fl is made here, from the two specs of the link
-// (and a child aggregator's own uplink spec), on first use: an endpoint holds only the codecs
-// of the roles it plays and of the peers it has served.
+// has exactly one decoder that mirrors it at the other end; their owner drops them when that
+// state no longer matters (ForgetView, ForgetUpdateDecoders, ResetReceiver). Every codec of
+// models/fl is made here, from the two specs of the link (and a child aggregator's own uplink
+// spec), on first use: an endpoint holds only the codecs of the roles it plays and of the peers it
+// has served.
 //
 // The sending side of the model (a server, an edge aggregator's tier) uses Uplink,
 // ModelEncoder, ViewEncoder, UpdateDecoder and BucketDecoder; the receiving side (a site, an
@@ -83,8 +84,9 @@ class CodecBank
     /// state is per tensor, and each bucket holds the same tensors every round).
     Codec& BucketEncoder(uint32_t bucket, uint32_t buckets);
 
-    /// The receiving side restarts (a crashed site): its decoder and encoders go, with their
-    /// state.
+    /// The receiving side restarts (a crashed site): its model decoder and update encoder go,
+    /// with their state. The bucket encoders (layerwise) stay: a crashed site has always kept
+    /// them, and runs with crashes and pipelining depend on it.
     void ResetReceiver();
 
   private:
