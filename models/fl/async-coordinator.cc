@@ -1,7 +1,5 @@
 #include "models/fl/async-coordinator.h"
 
-#include "compression/codec-spec.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -16,11 +14,11 @@ AsyncCoordinator::AsyncCoordinator(CoordinatorConfig config,
     , m_host(host)
     ,
     // A step combines a buffer of K updates as a synchronous round combines its n.
-    m_state(MakeServerState(*m_task, m_config.asyncConfig.buffer, CodecSpec(), kServerCodecStream))
+    m_state(
+        MakeServerState(*m_task, m_config.asyncConfig.buffer, CodecSpec(), {}, kServerCodecStream))
     , m_clock(m_task->serverCompute, m_config.ticksPerSecond)
     , m_idleAt(m_task->partition.size(), -1)
 {
-    m_uplinkCodecId = m_state.uplink->Id();
 }
 
 AsyncCoordinator::~AsyncCoordinator() = default;
@@ -75,7 +73,7 @@ AsyncCoordinator::OnClientLost(uint32_t client, UpdateFate fate, const std::stri
         return;
     }
     RemoveIdle(client);
-    m_decoders.erase(client); // a rejoining client's encoder starts afresh
+    m_state.codecs.ForgetUpdateDecoders(client); // a rejoining client's encoder starts afresh
     const auto training = m_training.find(client);
     if (training != m_training.end())
     {
@@ -140,7 +138,7 @@ AsyncCoordinator::OnFrame(const Frame& frame)
     {
         try
         {
-            CheckUpdateFrame(frame, m_uplinkCodecId);
+            CheckUpdateFrame(frame, m_state.codecs.UplinkId(client));
             Fold(client, frame, record);
             record.fate = UpdateFate::Accepted;
         }
@@ -205,19 +203,20 @@ AsyncCoordinator::Dispatch(uint32_t client)
 {
     RemoveIdle(client);
     m_training[client] = m_version;
+    Codec& modelEncoder = m_state.codecs.ModelEncoder();
     if (!m_modelEncoded)
     {
         // Each version is encoded once, however many clients it goes to.
-        m_state.modelEncoder->BeginRound(m_version + 1);
+        modelEncoder.BeginRound(m_version + 1);
         m_modelPayload.clear();
-        m_state.modelEncoder->Encode(m_task->model->Layout(),
-                                     m_state.global,
-                                     m_state.codecRng,
-                                     m_modelPayload);
+        modelEncoder.Encode(m_task->model->Layout(),
+                            m_state.global,
+                            m_state.codecRng,
+                            m_modelPayload);
         m_modelEncoded = true;
     }
     const FrameHeader header =
-        MakeFrameHeader(FrameType::GlobalModel, m_state.modelEncoder->Id(), m_version + 1, client);
+        MakeFrameHeader(FrameType::GlobalModel, modelEncoder.Id(), m_version + 1, client);
     std::vector<uint8_t> frame = EncodeFrame(header, m_modelPayload);
     m_host.FrameSent(header.round, client, frame.size());
     m_host.Send(client, std::move(frame));
@@ -251,16 +250,12 @@ AsyncCoordinator::RemoveIdle(uint32_t client)
 void
 AsyncCoordinator::Fold(uint32_t client, const Frame& frame, UpdateArrivalRecord& record)
 {
-    auto& decoder = m_decoders[client];
-    if (!decoder)
-    {
-        decoder = MakeCodec(m_task->uplinkCodec);
-    }
-    decoder->BeginRound(frame.header.round); // as the client's encoder was told
+    // Told the round the client's encoder was told.
+    Codec& decoder = m_state.codecs.UpdateDecoder(client, frame.header.round);
     const double samples = frame.header.samples;
     const double weight =
         samples * StalenessWeight(m_config.asyncConfig.staleness, uint32_t(record.staleness));
-    switch (decoder->DecodeUpdate(m_task->model->Layout(), frame.payload, m_state.scratch))
+    switch (decoder.DecodeUpdate(m_task->model->Layout(), frame.payload, m_state.scratch))
     {
         case Arrival::SkipReuse:
             record.skipped = true;
@@ -276,7 +271,7 @@ AsyncCoordinator::Fold(uint32_t client, const Frame& frame, UpdateArrivalRecord&
     }
     // Decoding and folding in take the server's time, in arrival order on its cores (as in
     // synchronous rounds); the step waits for them.
-    record.decodeS = m_clock.DecodeSeconds(*decoder, m_task->model->Layout(), frame.payload, true);
+    record.decodeS = m_clock.DecodeSeconds(decoder, m_task->model->Layout(), frame.payload, true);
     record.foldedS = m_clock.Queue(record.decodeS, m_host.NowSeconds());
     if (m_buffered == 0)
     {

@@ -5,7 +5,9 @@
 // of one, FedBuff (Nguyen et al., AISTATS 2022) with a buffer of K. Arrival times come from
 // the simulated network, not from a formula.
 
-#include "models/fl/round-coordinator.h"
+#include "models/fl/server-clock.h"
+#include "models/fl/server-coordinator.h"
+#include "models/fl/server-state.h"
 
 #include <map>
 #include <memory>
@@ -84,14 +86,11 @@ class AsyncCoordinator : public ServerCoordinator
     ServerClock m_clock; ///< the server's decoding, folding, applying and evaluating
     std::vector<uint8_t> m_modelPayload; ///< the current version, encoded once
     bool m_modelEncoded = false;
-    std::map<uint32_t, std::unique_ptr<Codec>> m_decoders;
 
     std::set<uint32_t> m_joined;
     std::map<uint32_t, uint32_t> m_training; ///< client -> version it trains from
     std::vector<uint32_t> m_idle;            ///< joined, not training; O(1) draw and removal
     std::vector<int64_t> m_idleAt;           ///< per client: index in m_idle, or -1
-
-    uint16_t m_uplinkCodecId = 0;
 
     uint32_t m_version = 0;     ///< server steps taken
     uint32_t m_buffered = 0;    ///< updates in the buffer (lazy skips count)

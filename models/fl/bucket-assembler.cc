@@ -1,6 +1,5 @@
 #include "models/fl/bucket-assembler.h"
 
-#include "compression/codec-spec.h"
 #include "models/fl/pipeline-plan.h"
 #include "models/fl/update-frame.h"
 
@@ -9,8 +8,8 @@
 namespace fedran
 {
 
-BucketAssembler::BucketAssembler(CodecSpec uplinkSpec, const TensorLayout& layout)
-    : m_uplinkSpec(std::move(uplinkSpec))
+BucketAssembler::BucketAssembler(CodecBank& codecs, const TensorLayout& layout)
+    : m_codecs(codecs)
     , m_layout(layout)
 {
 }
@@ -37,14 +36,7 @@ BucketAssembler::Add(uint32_t client,
     }
     const TensorLayout partLayout = PartLayout(m_layout, prefix.part);
     const auto body = payload.subspan(kPartPrefixSize);
-    auto& decoders = m_decoders[client];
-    decoders.resize(prefix.count);
-    if (!decoders[prefix.index])
-    {
-        decoders[prefix.index] = MakeCodec(m_uplinkSpec);
-    }
-    Codec& decoder = *decoders[prefix.index];
-    decoder.BeginRound(round);
+    Codec& decoder = m_codecs.BucketDecoder(client, prefix.index, prefix.count, round);
     decoder.Decode(partLayout,
                    body,
                    std::span<float>(partial.values)

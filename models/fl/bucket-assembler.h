@@ -3,18 +3,15 @@
 
 // training.pipelining "layerwise" on the server: the buckets (ClientUpdatePart frames) of
 // each client's update, decoded as they arrive into that client's partial update, until its
-// last bucket makes the whole update. Each bucket position has a decoder of its own, kept
-// across rounds, because the client encodes each bucket with its own encoder (a codec's state,
-// such as a sparsity warm-up, follows its bucket).
+// last bucket makes the whole update. Each bucket position has a decoder of its own
+// (CodecBank::BucketDecoder), kept across rounds, because the client encodes each bucket with
+// its own encoder (a codec's state, such as a sparsity warm-up, follows its bucket).
 
-#include "compression/codec-spec.h"
+#include "models/fl/codec-bank.h"
 #include "models/fl/server-clock.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <span>
 #include <vector>
 
@@ -24,8 +21,8 @@ namespace fedran
 class BucketAssembler
 {
   public:
-    /// Buckets of updates of `layout` encoded with the codec `uplinkSpec`.
-    BucketAssembler(CodecSpec uplinkSpec, const TensorLayout& layout);
+    /// Buckets of updates of `layout`, decoded by the bucket decoders of `codecs`.
+    BucketAssembler(CodecBank& codecs, const TensorLayout& layout);
 
     /// What a bucket did.
     struct Arrival
@@ -69,10 +66,9 @@ class BucketAssembler
 
     const Partial& PartialOf(uint32_t client) const;
 
-    CodecSpec m_uplinkSpec;
+    CodecBank& m_codecs;
     const TensorLayout& m_layout;
     std::map<uint32_t, Partial> m_partials;
-    std::map<uint32_t, std::vector<std::unique_ptr<Codec>>> m_decoders; ///< by client, bucket
 };
 
 } // namespace fedran

@@ -1,10 +1,10 @@
 #ifndef FEDRAN_MODELS_FL_BYZANTINE_ATTACK_H
 #define FEDRAN_MODELS_FL_BYZANTINE_ATTACK_H
 
-// How a Byzantine client corrupts its update (clients.groups[].attack). ClientSession applies
-// it to the trained update before the uplink codec, so an attacker's frame is a valid frame of
-// the codec and of an honest client's size. label_flip acts on the training data instead
-// (ClientSession trains on flipped labels) and leaves the update alone here.
+// How a Byzantine client corrupts its update (clients.groups[].attack). TrainSite
+// (site-training.h) applies it to the trained update before the uplink codec, so an attacker's
+// frame is a valid frame of the codec and of an honest client's size. label_flip acts on the
+// training data instead (TrainSite trains on flipped labels) and leaves the update alone here.
 
 #include "compression/rng.h"
 #include "models/fl/byzantine-config.h"

@@ -1,56 +1,20 @@
 #include "models/fl/client-session.h"
 
-#include "compression/codec-spec.h"
-#include "models/fl/byzantine-attack.h"
-#include "models/fl/pipeline-plan.h"
 #include "models/learning/gradient-spread.h"
 
-#include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 namespace fedran
 {
 
-namespace
-{
-
-/// Hands the trainer's steps to the uplink codec's per-step state (dgc's mode "step"): the
-/// trainer knows only StepHook, the codec only LocalStepState.
-class CodecStepHook final : public StepHook
-{
-  public:
-    CodecStepHook(LocalStepState& state, const TensorLayout& layout)
-        : m_state(state)
-        , m_layout(layout)
-    {
-    }
-
-    void BeginSteps(double lr) override
-    {
-        m_state.BeginLocalTraining(m_layout, lr);
-    }
-
-    void Step(std::span<float> gradient) override
-    {
-        m_state.LocalStep(gradient);
-    }
-
-    void EndSteps(const TrainingResult& result) override
-    {
-        m_state.EndLocalTraining(result.examplesProcessed, result.samples);
-    }
-
-  private:
-    LocalStepState& m_state;
-    const TensorLayout& m_layout;
-};
-
-} // namespace
-
 ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const FederatedTask> task)
     : m_config(config)
     , m_task(std::move(task))
+    , m_codecs(m_task->uplinkCodec,
+               m_config.downlinkCodec.Empty() ? m_task->downlinkCodec : m_config.downlinkCodec)
+    , m_layerwise(*m_task, m_config.clientId, m_config.samplesPerSecond)
+    , m_attack(*m_task, m_config.clientId)
+    , m_faults(m_task->seed, config.clientId, config.corruptUplink, config.crashProbability)
 {
     if (m_config.clientId >= m_task->partition.size())
     {
@@ -63,15 +27,6 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     }
     m_trainRng = Rng(m_task->seed, kClientTrainStreamBase + m_config.clientId);
     m_codecRng = Rng(m_task->seed, kClientCodecStreamBase + m_config.clientId);
-    if (m_config.clientId < m_task->attacks.size())
-    {
-        m_attack = m_task->attacks[m_config.clientId];
-    }
-    m_attackRng = Rng(m_task->seed, kClientAttackStreamBase + m_config.clientId);
-    // Streams of their own, drawn from only when the fault is configured: runs without
-    // faults draw exactly what they drew before faults existed.
-    m_corruptRng = Rng(m_task->seed, kClientCorruptStreamBase + m_config.clientId);
-    m_crashRng = Rng(m_task->seed, kClientCrashStreamBase + m_config.clientId);
     m_spreadRng = Rng(m_task->seed, kClientSpreadStreamBase + m_config.clientId);
     // No model copy yet: a site holds one only while it trains (or, with downlink_reference
     // client_view, from its connection on, since the server's frames are relative to it).
@@ -82,10 +37,9 @@ ClientSession::~ClientSession() = default;
 void
 ClientSession::ResetCodecs()
 {
-    m_modelDecoder =
-        MakeCodec(m_config.downlinkCodec.Empty() ? m_task->downlinkCodec : m_config.downlinkCodec);
-    m_updateEncoder = MakeCodec(m_task->uplinkCodec);
-    m_ladder = m_updateEncoder->Ladder();
+    // A layerwise update's bucket encoders are kept: a crash has never reset them.
+    m_codecs.ResetReceiver();
+    m_ladder = m_codecs.UpdateEncoder().Ladder();
     m_controller.reset();
     if (m_ladder)
     {
@@ -96,32 +50,10 @@ ClientSession::ResetCodecs()
     }
 }
 
-bool
-ClientSession::MaybeDamage(std::vector<uint8_t>& frame)
-{
-    if (m_config.corruptUplink <= 0.0 || m_corruptRng.Uniform() >= m_config.corruptUplink)
-    {
-        return false;
-    }
-    const size_t payload = frame.size() - kFrameHeaderSize;
-    if (payload == 0)
-    {
-        return false; // a skip: no payload to damage (damaging the header would cut the stream)
-    }
-    // One byte changed: a burst of at most 8 bits, which CRC-32 always detects.
-    const size_t at = kFrameHeaderSize + m_corruptRng.UniformInt(payload);
-    frame[at] ^= static_cast<uint8_t>(1 + m_corruptRng.UniformInt(255));
-    return true;
-}
-
 std::optional<double>
 ClientSession::DrawCrash()
 {
-    if (m_config.crashProbability <= 0.0 || m_crashRng.Uniform() >= m_config.crashProbability)
-    {
-        return std::nullopt;
-    }
-    return m_crashRng.Uniform();
+    return m_faults.DrawCrash();
 }
 
 void
@@ -163,11 +95,11 @@ ClientSession::Classify(const Frame& frame) const
     {
         return ServerFrameKind::Unexpected;
     }
-    if (frame.header.type == FrameType::GlobalModel && frame.header.codec == m_modelDecoder->Id())
+    if (frame.header.type == FrameType::GlobalModel && frame.header.codec == m_codecs.ModelId())
     {
         return ServerFrameKind::Model;
     }
-    if (frame.header.type == FrameType::CodecState && frame.header.codec == m_updateEncoder->Id())
+    if (frame.header.type == FrameType::CodecState && frame.header.codec == m_codecs.UpdateId())
     {
         return ServerFrameKind::CodecState;
     }
@@ -177,18 +109,14 @@ ClientSession::Classify(const Frame& frame) const
 void
 ClientSession::AcceptModel(const Frame& frame)
 {
-    m_modelDecoder->BeginRound(frame.header.round); // as the server's encoder was told
-    if (m_attack.Active(frame.header.round) && m_attack.Colluding() && m_task->collusion)
-    {
-        // Taken here, on the simulation's thread, while the round is surely known.
-        m_collusion = m_task->collusion->Round(frame.header.round);
-    }
+    m_codecs.ModelDecoder().BeginRound(frame.header.round); // as the server's encoder was told
+    m_attack.ModelArrived(*m_task, frame.header.round);
     const uint64_t size = m_task->model->Layout().TotalSize();
     if (m_task->downlinkClientView)
     {
         // The frame carries global − (this client's copy).
         std::vector<float> delta(size);
-        m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, delta);
+        m_codecs.ModelDecoder().Decode(m_task->model->Layout(), frame.payload, delta);
         m_model.resize(size, 0.0f);
         for (size_t i = 0; i < m_model.size(); ++i)
         {
@@ -198,7 +126,7 @@ ClientSession::AcceptModel(const Frame& frame)
     else
     {
         m_model.resize(size);
-        m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, m_model);
+        m_codecs.ModelDecoder().Decode(m_task->model->Layout(), frame.payload, m_model);
     }
 }
 
@@ -262,26 +190,35 @@ ClientSession::TrainAndEncode(uint32_t round)
                                                kGradientSpreadBatches,
                                                m_spreadRng);
     }
-    TrainingResult result = Train(round);
-    if (m_attack.Active(round) && m_attack.type != "label_flip")
-    {
-        // Before the codec: the frame is valid and of an honest client's size.
-        const HonestStatistics* honest = m_collusion ? &m_collusion->Statistics(*m_task) : nullptr;
-        CorruptUpdate(m_attack, result.update, honest, m_attackRng);
-        double sum = 0.0;
-        for (float v : result.update)
-        {
-            sum += double(v) * double(v);
-        }
-        result.updateNorm = std::sqrt(sum); // of what it sends
-    }
-    m_collusion.reset();
+    TrainingResult result = TrainSite(*m_task,
+                                      m_config.clientId,
+                                      m_model,
+                                      round,
+                                      m_codecs.UpdateEncoder().StepState(),
+                                      m_trainRng,
+                                      m_attack);
     EncodedUpdate encoded;
     std::vector<uint8_t> payload;
-    m_updateEncoder->BeginRound(round);
+    m_codecs.UpdateEncoder().BeginRound(round);
     if (m_task->training.pipelining.layerwise)
     {
-        EncodeLayerwise(round, result, encoded);
+        const FrameHeader partHeader = MakeFrameHeader(FrameType::ClientUpdatePart,
+                                                       m_codecs.UpdateEncoder().Id(),
+                                                       round,
+                                                       m_config.clientId,
+                                                       static_cast<uint32_t>(rows.size()));
+        encoded.parts = m_layerwise.Encode(round,
+                                           result.update,
+                                           ComputeSeconds(),
+                                           partHeader,
+                                           m_device,
+                                           m_codecs,
+                                           m_codecRng,
+                                           encoded.record.encodeS);
+        for (const EncodedPart& part : encoded.parts)
+        {
+            encoded.record.frameBytes += part.frame.size();
+        }
     }
     else if (m_controller)
     {
@@ -289,18 +226,21 @@ ClientSession::TrainAndEncode(uint32_t round)
     }
     else
     {
-        m_updateEncoder->Encode(m_task->model->Layout(), result.update, m_codecRng, payload);
+        m_codecs.UpdateEncoder().Encode(m_task->model->Layout(),
+                                        result.update,
+                                        m_codecRng,
+                                        payload);
         if (m_device.profile)
         {
             // Tensor partitioning spreads the encoding over the client's cores.
-            encoded.record.encodeS = m_updateEncoder->EncodeSeconds(*m_device.profile,
-                                                                    m_task->model->Layout(),
-                                                                    payload) /
+            encoded.record.encodeS = m_codecs.UpdateEncoder().EncodeSeconds(*m_device.profile,
+                                                                            m_task->model->Layout(),
+                                                                            payload) /
                                      m_device.speed / double(m_device.cores);
         }
     }
     const FrameHeader header = MakeFrameHeader(FrameType::ClientUpdate,
-                                               m_updateEncoder->Id(),
+                                               m_codecs.UpdateEncoder().Id(),
                                                round,
                                                m_config.clientId,
                                                static_cast<uint32_t>(rows.size()));
@@ -323,148 +263,25 @@ ClientSession::TrainAndEncode(uint32_t round)
     // The variance rule's own input where it has one (the start model's spread).
     encoded.record.gradVariance =
         m_controller && m_controller->NeedsError() ? m_inputs.gradVariance : result.gradVariance;
-    encoded.record.codec = std::string(m_updateEncoder->Name());
+    encoded.record.codec = std::string(m_codecs.UpdateEncoder().Name());
     // Layerwise: the last bucket, the frame that completes the update.
     encoded.record.corrupted =
-        MaybeDamage(encoded.parts.empty() ? encoded.frame : encoded.parts.back().frame);
+        m_faults.MaybeDamage(encoded.parts.empty() ? encoded.frame : encoded.parts.back().frame);
     return encoded;
-}
-
-const std::vector<PipelinePart>&
-ClientSession::Parts()
-{
-    if (m_parts.empty())
-    {
-        // Fixed for the client: its data, batch and speed set the last step's share.
-        const TrainingConfig& training = m_task->training;
-        const uint32_t examples =
-            static_cast<uint32_t>(m_task->partition[m_config.clientId].size());
-        const double lastStepS =
-            double(LastStepExamples(training, examples)) / m_config.samplesPerSecond;
-        const std::vector<double> flops = m_task->model->ForwardFlopsPerTensor();
-        m_parts = PlanLayerwise(m_task->model->Layout(),
-                                flops,
-                                ComputeSeconds(),
-                                lastStepS,
-                                training.pipelining.bucketBytes);
-    }
-    return m_parts;
 }
 
 double
 ClientSession::FirstPartReadyS()
 {
-    return m_task->training.pipelining.layerwise ? Parts().front().readyS : ComputeSeconds();
-}
-
-void
-ClientSession::EncodeLayerwise(uint32_t round, const TrainingResult& result, EncodedUpdate& out)
-{
-    const TensorLayout& layout = m_task->model->Layout();
-    const std::vector<PipelinePart>& parts = Parts();
-    if (m_partEncoders.empty())
-    {
-        // One encoder per bucket: a codec's state (error feedback's residual) is per tensor,
-        // and each bucket holds the same tensors every round.
-        for (const PipelinePart& part : parts)
-        {
-            m_partLayouts.push_back(PartLayout(layout, part));
-            m_partEncoders.push_back(MakeCodec(m_task->uplinkCodec));
-        }
-    }
-    std::vector<std::vector<uint8_t>> payloads(parts.size());
-    std::vector<double> encodeS(parts.size(), 0.0);
-    // Encoded in layout order, as the whole update is without pipelining, so that a codec
-    // drawing random numbers tensor by tensor draws the same ones.
-    for (size_t k = parts.size(); k-- > 0;)
-    {
-        const TensorLayout& partLayout = m_partLayouts[k];
-        Codec& encoder = *m_partEncoders[k];
-        encoder.BeginRound(round);
-        AppendPartPrefix(payloads[k], uint32_t(k), uint32_t(parts.size()), parts[k]);
-        std::vector<uint8_t> body;
-        encoder.Encode(partLayout,
-                       std::span<const float>(result.update)
-                           .subspan(layout.Offset(parts[k].firstTensor), partLayout.TotalSize()),
-                       m_codecRng,
-                       body);
-        if (m_device.profile)
-        {
-            encodeS[k] = encoder.EncodeSeconds(*m_device.profile, partLayout, body) /
-                         m_device.speed / double(m_device.cores);
-        }
-        payloads[k].insert(payloads[k].end(), body.begin(), body.end());
-    }
-    const std::vector<double> sendAt = PartSendTimes(parts, encodeS);
-    const FrameHeader header =
-        MakeFrameHeader(FrameType::ClientUpdatePart,
-                        m_updateEncoder->Id(),
-                        round,
-                        m_config.clientId,
-                        static_cast<uint32_t>(m_task->partition[m_config.clientId].size()));
-    for (size_t k = 0; k < parts.size(); ++k)
-    {
-        EncodedPart part;
-        part.frame = EncodeFrame(header, payloads[k]);
-        part.sendAtS = sendAt[k];
-        out.record.frameBytes += part.frame.size();
-        out.record.encodeS += encodeS[k];
-        out.parts.push_back(std::move(part));
-    }
+    return m_task->training.pipelining.layerwise
+               ? m_layerwise.Parts(ComputeSeconds()).front().readyS
+               : ComputeSeconds();
 }
 
 void
 ClientSession::PartSent()
 {
     m_unacknowledged.push_back(0); // a bucket before the last: no measurement of its own
-}
-
-TrainingResult
-ClientSession::Train(uint32_t round)
-{
-    const std::vector<uint32_t>& rows = m_task->partition[m_config.clientId];
-    const Dataset& train = m_task->data->train;
-    // A codec that acts at every local step (dgc's mode "step") rides on the trainer's steps.
-    std::optional<CodecStepHook> hook;
-    if (LocalStepState* state = m_updateEncoder->StepState())
-    {
-        hook.emplace(*state, m_task->model->Layout());
-    }
-    StepHook* stepHook = hook ? &*hook : nullptr;
-    if (!(m_attack.Active(round) && m_attack.type == "label_flip"))
-    {
-        return TrainLocal(*m_task->model,
-                          m_model,
-                          train,
-                          rows,
-                          m_task->training,
-                          round,
-                          m_trainRng,
-                          stepHook);
-    }
-    // Data poisoning: the same examples, labels y -> C - 1 - y, in a copy that lives only
-    // while the client trains (rows 0..k-1 of it stand for the client's k examples, in order,
-    // so the minibatch draws are those of honest training).
-    Dataset flipped;
-    flipped.features = train.features;
-    flipped.classes = train.classes;
-    flipped.x.reserve(rows.size() * size_t(train.features));
-    std::vector<uint32_t> local(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i)
-    {
-        const float* row = train.Row(rows[i]);
-        flipped.x.insert(flipped.x.end(), row, row + train.features);
-        flipped.y.push_back(static_cast<uint8_t>(train.classes - 1 - train.y[rows[i]]));
-        local[i] = static_cast<uint32_t>(i);
-    }
-    return TrainLocal(*m_task->model,
-                      m_model,
-                      flipped,
-                      local,
-                      m_task->training,
-                      round,
-                      m_trainRng,
-                      stepHook);
 }
 
 void
@@ -533,15 +350,15 @@ ClientSession::AcceptCodecState(const Frame& frame)
     {
         // No training runs now (the server selects a client only once its last update has
         // arrived), so the encoder can take the state.
-        m_updateEncoder->BeginRound(frame.header.round);
-        m_updateEncoder->AcceptRoundState(layout, frame.payload);
+        m_codecs.UpdateEncoder().BeginRound(frame.header.round);
+        m_codecs.UpdateEncoder().AcceptRoundState(layout, frame.payload);
         return std::nullopt;
     }
     std::vector<uint8_t> payload;
-    m_updateEncoder->EncodeReply(layout, frame.payload, payload);
+    m_codecs.UpdateEncoder().EncodeReply(layout, frame.payload, payload);
     const FrameHeader header =
         MakeFrameHeader(FrameType::ClientReply,
-                        m_updateEncoder->Id(),
+                        m_codecs.UpdateEncoder().Id(),
                         frame.header.round,
                         m_config.clientId,
                         static_cast<uint32_t>(m_task->partition[m_config.clientId].size()));
@@ -549,13 +366,14 @@ ClientSession::AcceptCodecState(const Frame& frame)
     reply.record.round = header.round;
     reply.record.client = m_config.clientId;
     reply.record.reply = true;
-    reply.record.codec = std::string(m_updateEncoder->Name());
+    reply.record.codec = std::string(m_codecs.UpdateEncoder().Name());
     reply.frame = EncodeFrame(header, payload);
     reply.record.frameBytes = reply.frame.size();
     if (m_device.profile)
     {
         reply.record.encodeS =
-            m_updateEncoder->ReplySeconds(*m_device.profile, layout, payload) / m_device.speed;
+            m_codecs.UpdateEncoder().ReplySeconds(*m_device.profile, layout, payload) /
+            m_device.speed;
     }
     m_unacknowledged.push_back(0);
     return reply;

@@ -8,10 +8,14 @@
 
 #include "compression/codec-spec.h"
 #include "compression/cost-model.h"
+#include "models/fl/codec-bank.h"
 #include "models/fl/collusion-oracle.h"
 #include "models/fl/federated-task.h"
+#include "models/fl/layerwise-encoder.h"
 #include "models/fl/pipeline-plan.h"
 #include "models/fl/rate-controller.h"
+#include "models/fl/site-faults.h"
+#include "models/fl/site-training.h"
 #include "models/fl/trace-records.h"
 #include "models/fl/update-frame.h"
 
@@ -47,13 +51,6 @@ enum class ServerFrameKind
     Model,      ///< the global model (or its delta) to train from
     CodecState, ///< a two-exchange codec's state before the model, or its mid-round question
     Unexpected, ///< not for this client, or not a frame a server sends
-};
-
-/// One bucket of a layerwise-pipelined update: its frame and when it is sent.
-struct EncodedPart
-{
-    std::vector<uint8_t> frame;
-    double sendAtS = 0.0; ///< from the start of local training: its encoding is done
 };
 
 /// An encoded update frame and what the client reports about it.
@@ -148,18 +145,8 @@ class ClientSession
     }
 
   private:
-    /// Local training of `round`: on this client's examples, or, for a label_flip attacker,
-    /// on a copy of them with flipped labels.
-    TrainingResult Train(uint32_t round);
-    /// faults.corrupt_uplink: damages one payload byte of `frame` with the configured
-    /// probability; returns whether it did.
-    bool MaybeDamage(std::vector<uint8_t>& frame);
     /// Fresh codecs (and rate controller): at the start, and after a crash, which loses them.
     void ResetCodecs();
-    /// The buckets of training.pipelining layerwise (computed once).
-    const std::vector<PipelinePart>& Parts();
-    /// Encodes `result` bucket by bucket into out.parts.
-    void EncodeLayerwise(uint32_t round, const TrainingResult& result, EncodedUpdate& out);
     /// Picks the rung (or a skip) for `result` and encodes; an empty payload is a skip.
     void EncodeAdaptive(uint32_t round,
                         const TrainingResult& result,
@@ -169,24 +156,17 @@ class ClientSession
     ClientSessionConfig m_config;
     /// This client's device (task->clientCompute; no profile: coding takes no time).
     DeviceCompute m_device;
-    std::vector<PipelinePart> m_parts;                  ///< layerwise buckets
-    std::vector<TensorLayout> m_partLayouts;            ///< their tensors
-    std::vector<std::unique_ptr<Codec>> m_partEncoders; ///< one encoder per bucket
     std::shared_ptr<const FederatedTask> m_task;
-    std::unique_ptr<Codec> m_modelDecoder;
-    std::unique_ptr<Codec> m_updateEncoder;
-    AdaptiveLadder* m_ladder = nullptr; ///< m_updateEncoder's rungs, if it is adaptive
+    /// The model's decoder, the update's encoder and, layerwise, the buckets' encoders.
+    CodecBank m_codecs;
+    LayerwiseEncoder m_layerwise;       ///< training.pipelining layerwise
+    AdaptiveLadder* m_ladder = nullptr; ///< the update encoder's rungs, if it is adaptive
     std::unique_ptr<control::RateController> m_controller;
     Rng m_trainRng;
     Rng m_codecRng;
-    /// clients.groups[].attack of this client (type empty: honest).
-    AttackConfig m_attack;
-    Rng m_attackRng;
-    /// A colluding attacker's view of the round it trains for (taken when the model arrives).
-    std::shared_ptr<const CollusionRound> m_collusion;
-    Rng m_corruptRng; ///< faults.corrupt_uplink draws
-    Rng m_crashRng;   ///< faults.crashes draws
-    Rng m_spreadRng;  ///< an adaptive variance rule's minibatches (GradientSpread)
+    SiteAttack m_attack; ///< clients.groups[].attack of this client
+    SiteFaults m_faults; ///< faults.corrupt_uplink and faults.crashes
+    Rng m_spreadRng;     ///< an adaptive variance rule's minibatches (GradientSpread)
     /// This client's copy of the global model: empty unless it is training (with
     /// downlink_reference client_view, kept from the connection on as the frames' reference).
     std::vector<float> m_model;

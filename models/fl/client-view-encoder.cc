@@ -1,12 +1,10 @@
 #include "models/fl/client-view-encoder.h"
 
-#include "compression/codec-spec.h"
-
 namespace fedran
 {
 
-ClientViewEncoder::ClientViewEncoder(CodecSpec downlinkSpec, const TensorLayout& layout)
-    : m_downlinkSpec(std::move(downlinkSpec))
+ClientViewEncoder::ClientViewEncoder(CodecBank& codecs, const TensorLayout& layout)
+    : m_codecs(codecs)
     , m_layout(layout)
 {
 }
@@ -15,29 +13,29 @@ std::vector<uint8_t>
 ClientViewEncoder::Encode(uint32_t client,
                           uint32_t round,
                           std::span<const float> global,
-                          Codec& mirror,
                           Rng& rng,
                           std::span<float> scratch)
 {
-    View& view = m_views[client];
-    if (!view.encoder)
+    bool fresh = false;
+    Codec& encoder = m_codecs.ViewEncoder(client, fresh);
+    std::vector<float>& mirror = m_mirrors[client];
+    if (fresh)
     {
         // Clients start from zeros (ClientSession); so does the server's mirror.
-        view.encoder = MakeCodec(m_downlinkSpec);
-        view.model.assign(global.size(), 0.0f);
+        mirror.assign(global.size(), 0.0f);
     }
     for (size_t i = 0; i < global.size(); ++i)
     {
-        scratch[i] = global[i] - view.model[i];
+        scratch[i] = global[i] - mirror[i];
     }
     std::vector<uint8_t> payload;
-    view.encoder->BeginRound(round);
-    view.encoder->Encode(m_layout, scratch, rng, payload);
+    encoder.BeginRound(round);
+    encoder.Encode(m_layout, scratch, rng, payload);
     // Mirror the client: it will add exactly what this payload decodes to.
-    mirror.Decode(m_layout, payload, scratch);
+    m_codecs.ModelEncoder().Decode(m_layout, payload, scratch);
     for (size_t i = 0; i < global.size(); ++i)
     {
-        view.model[i] += scratch[i];
+        mirror[i] += scratch[i];
     }
     return payload;
 }
@@ -45,7 +43,8 @@ ClientViewEncoder::Encode(uint32_t client,
 void
 ClientViewEncoder::Forget(uint32_t client)
 {
-    m_views.erase(client);
+    m_mirrors.erase(client);
+    m_codecs.ForgetView(client);
 }
 
 } // namespace fedran

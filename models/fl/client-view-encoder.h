@@ -6,13 +6,10 @@
 // encoder (a codec may keep per-client state, like error feedback's residual). The mirror
 // then moves by exactly what the client will decode, so the two never drift apart.
 
-#include "compression/codec-spec.h"
-
-#include <nlohmann/json.hpp>
+#include "models/fl/codec-bank.h"
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <span>
 #include <vector>
 
@@ -22,32 +19,26 @@ namespace fedran
 class ClientViewEncoder
 {
   public:
-    /// Model frames of `layout` encoded with the codec `downlinkSpec`.
-    ClientViewEncoder(CodecSpec downlinkSpec, const TensorLayout& layout);
+    /// Model frames of `layout` encoded by the clients' downlink encoders in `codecs`.
+    ClientViewEncoder(CodecBank& codecs, const TensorLayout& layout);
 
     /// The payload for `client` in `round`: global − (its copy), and the copy moved as the
-    /// client will move it (decoded with `mirror`, a decoder of the same codec). `scratch`
-    /// is model-sized working space.
+    /// client will move it (decoded with the bank's model encoder, a decoder of the same
+    /// codec). `scratch` is model-sized working space.
     std::vector<uint8_t> Encode(uint32_t client,
                                 uint32_t round,
                                 std::span<const float> global,
-                                Codec& mirror,
                                 Rng& rng,
                                 std::span<float> scratch);
 
-    /// The client has left: it starts from zeros when it joins again.
+    /// The client has left: it starts from zeros when it joins again (its mirror and its
+    /// downlink encoder go).
     void Forget(uint32_t client);
 
   private:
-    struct View
-    {
-        std::vector<float> model;
-        std::unique_ptr<Codec> encoder;
-    };
-
-    CodecSpec m_downlinkSpec;
+    CodecBank& m_codecs;
     const TensorLayout& m_layout;
-    std::map<uint32_t, View> m_views;
+    std::map<uint32_t, std::vector<float>> m_mirrors;
 };
 
 } // namespace fedran

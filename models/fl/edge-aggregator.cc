@@ -1,7 +1,5 @@
 #include "models/fl/edge-aggregator.h"
 
-#include "compression/codec-spec.h"
-
 #include <algorithm>
 
 namespace fedran
@@ -13,13 +11,12 @@ EdgeAggregator::EdgeAggregator(EdgeAggregatorConfig config,
     : m_config(std::move(config))
     , m_task(std::move(task))
     , m_host(host)
+    , m_parentCodecs(m_config.uplinkCodec, m_config.parentDownlinkCodec)
 {
     m_config.tier.episodic = true;
     m_config.tier.codecStream = kEdgeCodecStreamBase + 2 * uint64_t{m_config.hub};
     CoordinatorHost& self = *this;
     m_tier = std::make_unique<RoundCoordinator>(m_config.tier, m_task, self);
-    m_modelDecoder = MakeCodec(m_config.parentDownlinkCodec);
-    m_updateEncoder = MakeCodec(m_config.uplinkCodec);
     m_codecRng = Rng(m_task->seed, kEdgeCodecStreamBase + 2 * uint64_t{m_config.hub} + 1);
 }
 
@@ -77,15 +74,16 @@ std::optional<std::string>
 EdgeAggregator::OnParentFrame(const Frame& frame)
 {
     if (frame.header.client != m_config.id || frame.header.type != FrameType::GlobalModel ||
-        frame.header.codec != m_modelDecoder->Id())
+        frame.header.codec != m_parentCodecs.ModelId())
     {
         return "unexpected frame from the parent";
     }
     try
     {
         m_received.assign(m_task->model->Layout().TotalSize(), 0.0f);
-        m_modelDecoder->BeginRound(frame.header.round); // as the parent's encoder was told
-        m_modelDecoder->Decode(m_task->model->Layout(), frame.payload, m_received);
+        Codec& decoder = m_parentCodecs.ModelDecoder();
+        decoder.BeginRound(frame.header.round); // as the parent's encoder was told
+        decoder.Decode(m_task->model->Layout(), frame.payload, m_received);
     }
     catch (const DecodeError& e)
     {
@@ -110,10 +108,11 @@ EdgeAggregator::EpisodeEnded()
     }
     std::vector<float>().swap(m_received);
     std::vector<uint8_t> payload;
-    m_updateEncoder->BeginRound(m_parentRound);
-    m_updateEncoder->Encode(m_task->model->Layout(), update, m_codecRng, payload);
+    Codec& encoder = m_parentCodecs.UpdateEncoder();
+    encoder.BeginRound(m_parentRound);
+    encoder.Encode(m_task->model->Layout(), update, m_codecRng, payload);
     m_host.SendToParent(EncodeFrame(MakeFrameHeader(FrameType::ClientUpdate,
-                                                    m_updateEncoder->Id(),
+                                                    encoder.Id(),
                                                     m_parentRound,
                                                     m_config.id,
                                                     m_config.subtreeSamples),

@@ -10,6 +10,7 @@
 // Liu et al., ICC 2020). FlEdgeApp is the ns-3 host.
 
 #include "compression/codec-spec.h"
+#include "models/fl/codec-bank.h"
 #include "models/fl/federated-task.h"
 #include "models/fl/round-coordinator.h"
 #include "models/fl/trace-records.h"
@@ -110,8 +111,8 @@ class EdgeAggregator : private CoordinatorHost
     std::shared_ptr<const FederatedTask> m_task;
     EdgeHost& m_host;
     std::unique_ptr<RoundCoordinator> m_tier;
-    std::unique_ptr<Codec> m_modelDecoder;
-    std::unique_ptr<Codec> m_updateEncoder;
+    /// Toward the parent: its model frames' decoder and this aggregator's update encoder.
+    CodecBank m_parentCodecs;
     Rng m_codecRng;
     /// The model the parent sent for the running episode (empty between episodes: an
     /// aggregator holds the model only while its subtree trains).

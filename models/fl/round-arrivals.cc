@@ -1,30 +1,14 @@
 // RoundCoordinator: what becomes of each frame a client sends, i.e. an update, a bucket of one
 // (layerwise pipelining), a two-exchange codec's reply or a damaged frame. Each is checked,
 // decoded into the round's rule or discarded as late, and charged to the server's cores;
-// round-coordinator.cc runs the rounds themselves.
+// round-coordinator.cc runs the rounds themselves, round-close.cc closes them.
 
-#include "compression/codec-spec.h"
 #include "models/fl/round-coordinator.h"
 
 #include <algorithm>
 
 namespace fedran
 {
-
-void
-CheckUpdateFrame(const Frame& frame, uint16_t uplinkCodecId)
-{
-    if (frame.header.codec != uplinkCodecId)
-    {
-        throw DecodeError("frame codec id " + std::to_string(frame.header.codec) +
-                              " does not match the configured codec",
-                          6);
-    }
-    if (frame.header.samples == 0)
-    {
-        throw DecodeError("update claims zero training samples", 16);
-    }
-}
 
 std::optional<std::string>
 RoundCoordinator::OnFrame(const Frame& frame)
@@ -87,7 +71,7 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
         }
         record.fate = UpdateFate::Accepted;
         // Decoding and folding in take the server's time, in arrival order on its cores.
-        record.decodeS = m_clock.DecodeSeconds(*m_state.uplink,
+        record.decodeS = m_clock.DecodeSeconds(m_state.codecs.Uplink(),
                                                m_task->model->Layout(),
                                                frame.payload,
                                                !m_exchange);
@@ -113,8 +97,8 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
 void
 RoundCoordinator::AddUpdate(uint32_t client, const Frame& frame, UpdateArrivalRecord& record)
 {
-    switch (
-        DecoderFor(client).DecodeUpdate(m_task->model->Layout(), frame.payload, m_state.scratch))
+    switch (m_state.codecs.UpdateDecoder(client, m_round)
+                .DecodeUpdate(m_task->model->Layout(), frame.payload, m_state.scratch))
     {
         case Arrival::Update:
             m_state.rule->Add(m_state.scratch, frame.header.samples);
@@ -149,8 +133,10 @@ RoundCoordinator::HandleReply(const Frame& frame)
         CheckUplinkFrame(frame);
         m_exchange->AddReply(frame.payload, frame.header.samples);
         record.fate = UpdateFate::Accepted;
-        record.decodeS =
-            m_clock.DecodeSeconds(*m_state.uplink, m_task->model->Layout(), frame.payload, false);
+        record.decodeS = m_clock.DecodeSeconds(m_state.codecs.Uplink(),
+                                               m_task->model->Layout(),
+                                               frame.payload,
+                                               false);
         record.foldedS = m_clock.Queue(record.decodeS, m_host.NowSeconds());
         const auto first = m_firstDecodeS.find(client);
         if (first != m_firstDecodeS.end())
@@ -255,32 +241,7 @@ RoundCoordinator::DiscardLate(UpdateArrivalRecord record)
 void
 RoundCoordinator::CheckUplinkFrame(const Frame& frame) const
 {
-    const auto aggregator = m_aggregatorCodecIds.find(frame.header.client);
-    CheckUpdateFrame(frame,
-                     aggregator == m_aggregatorCodecIds.end() ? m_uplinkCodecId
-                                                              : aggregator->second);
-}
-
-const CodecSpec&
-RoundCoordinator::UplinkSpecOf(uint32_t client) const
-{
-    const auto aggregator = m_config.aggregatorUplinkCodecs.find(client);
-    return aggregator == m_config.aggregatorUplinkCodecs.end() ? m_task->uplinkCodec
-                                                               : aggregator->second;
-}
-
-Codec&
-RoundCoordinator::DecoderFor(uint32_t client)
-{
-    auto& decoder = m_decoders[client];
-    if (!decoder)
-    {
-        decoder = MakeCodec(UplinkSpecOf(client));
-    }
-    // Updates are decoded in their own round only: the decoder follows the encoder's round
-    // schedule (a sparsity warm-up).
-    decoder->BeginRound(m_round);
-    return *decoder;
+    CheckUpdateFrame(frame, m_state.codecs.UplinkId(frame.header.client));
 }
 
 } // namespace fedran

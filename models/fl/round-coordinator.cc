@@ -1,9 +1,8 @@
-// RoundCoordinator: joins, selection, the round's deadline and phases, and closing a round
-// (combine, apply, evaluate, report); round-arrivals.cc handles the frames clients send.
+// RoundCoordinator: joins, selection, the round's deadline and phases; round-arrivals.cc
+// handles the frames clients send, round-close.cc what becomes of a round that has ended.
 
 #include "models/fl/round-coordinator.h"
 
-#include "models/fl/async-coordinator.h"
 #include "models/fl/collusion-oracle.h"
 
 #include <algorithm>
@@ -11,18 +10,6 @@
 
 namespace fedran
 {
-
-std::unique_ptr<ServerCoordinator>
-MakeServerCoordinator(CoordinatorConfig config,
-                      std::shared_ptr<const FederatedTask> task,
-                      CoordinatorHost& host)
-{
-    if (config.async)
-    {
-        return std::make_unique<AsyncCoordinator>(std::move(config), std::move(task), host);
-    }
-    return std::make_unique<RoundCoordinator>(std::move(config), std::move(task), host);
-}
 
 RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
                                    std::shared_ptr<const FederatedTask> task,
@@ -33,19 +20,15 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
     , m_state(MakeServerState(*m_task,
                               m_config.clientsPerRound,
                               m_config.downlinkCodec,
+                              m_config.aggregatorUplinkCodecs,
                               m_config.codecStream))
     , m_clock(m_task->serverCompute, m_config.ticksPerSecond)
-    , m_views(m_config.downlinkCodec.Empty() ? m_task->downlinkCodec : m_config.downlinkCodec,
-              m_task->model->Layout())
-    , m_buckets(m_task->uplinkCodec, m_task->model->Layout())
+    , m_views(m_state.codecs, m_task->model->Layout())
+    , m_buckets(m_state.codecs, m_task->model->Layout())
 {
-    m_exchange = m_state.uplink->MakeExchange(m_task->model->Layout(),
-                                              Rng(m_task->seed, kServerExchangeStream).NextU64());
-    m_uplinkCodecId = m_state.uplink->Id();
-    for (const auto& [child, spec] : m_config.aggregatorUplinkCodecs)
-    {
-        m_aggregatorCodecIds[child] = spec.WireId();
-    }
+    m_exchange =
+        m_state.codecs.Uplink().MakeExchange(m_task->model->Layout(),
+                                             Rng(m_task->seed, kServerExchangeStream).NextU64());
     if (m_config.episodic)
     {
         m_state.optimizer = MakeServerOptimizer(ServerOptimizerConfig{}); // the plain mean
@@ -245,31 +228,26 @@ RoundCoordinator::StartRound()
     }
     std::vector<uint8_t> shared;
     // Round-scheduled codecs (a sparsity warm-up) encode, and mirror-decode, this round's size.
-    m_state.modelEncoder->BeginRound(m_round);
+    Codec& modelEncoder = m_state.codecs.ModelEncoder();
+    modelEncoder.BeginRound(m_round);
     if (!m_task->downlinkClientView)
     {
-        m_state.modelEncoder->Encode(m_task->model->Layout(),
-                                     m_state.global,
-                                     m_state.codecRng,
-                                     shared);
+        modelEncoder.Encode(m_task->model->Layout(), m_state.global, m_state.codecRng, shared);
     }
     for (uint32_t client : m_selected)
     {
         if (!state.empty())
         {
             // Before the model, so that the client's encoder has it when training ends.
-            SendToClient(client, FrameType::CodecState, m_uplinkCodecId, state);
+            SendToClient(client, FrameType::CodecState, m_state.codecs.Uplink().Id(), state);
         }
-        SendToClient(client,
-                     FrameType::GlobalModel,
-                     m_state.modelEncoder->Id(),
-                     m_task->downlinkClientView ? m_views.Encode(client,
-                                                                 m_round,
-                                                                 m_state.global,
-                                                                 *m_state.modelEncoder,
-                                                                 m_state.codecRng,
-                                                                 m_state.scratch)
-                                                : shared);
+        SendToClient(
+            client,
+            FrameType::GlobalModel,
+            modelEncoder.Id(),
+            m_task->downlinkClientView
+                ? m_views.Encode(client, m_round, m_state.global, m_state.codecRng, m_state.scratch)
+                : shared);
     }
     // Nobody to wait for still takes the deadline, as a real server's round would.
     ArmDeadline();
@@ -324,7 +302,7 @@ RoundCoordinator::CloseFirstPhase()
     // The server's work between the phases (power_sgd's orthonormalisation) follows the
     // first payloads' folds; the message goes out when it is done.
     const double doneS =
-        m_clock.QueueBarrier(m_clock.CloseSeconds(*m_state.uplink, m_task->model->Layout()),
+        m_clock.QueueBarrier(m_clock.CloseSeconds(m_state.codecs.Uplink(), m_task->model->Layout()),
                              m_host.NowSeconds());
     const int64_t ticks = m_clock.TicksUntil(doneS, m_host.NowSeconds());
     if (ticks > 0)
@@ -345,7 +323,10 @@ RoundCoordinator::SendPhaseMessages()
         if (m_joined.count(client))
         {
             m_pending.insert(client);
-            SendToClient(client, FrameType::CodecState, m_uplinkCodecId, m_phaseMessage);
+            SendToClient(client,
+                         FrameType::CodecState,
+                         m_state.codecs.Uplink().Id(),
+                         m_phaseMessage);
         }
     }
     if (m_pending.empty())
@@ -353,105 +334,6 @@ RoundCoordinator::SendPhaseMessages()
         CancelDeadline();
         EndRound();
     }
-}
-
-void
-RoundCoordinator::EndRound()
-{
-    // Whoever has not answered is late (past the deadline, or beyond the first
-    // clientsPerRound); their update is discarded when it arrives.
-    m_busy.insert(m_pending.begin(), m_pending.end());
-    m_pending.clear();
-    m_firstPhase = false;
-    if (m_phaseClosing)
-    {
-        // The deadline came while the server was between the phases: no replies.
-        m_phaseClosing = false;
-        m_host.CancelTimer(CoordinatorTimer::PhaseClose);
-    }
-
-    // The server optimiser moves the model by the combined update (nothing moves without one).
-    // A two-exchange round that ends in its first phase has no update.
-    const size_t combined = m_exchange ? m_exchange->Count() : m_state.rule->Count();
-    RoundRecord record;
-    if (combined > 0)
-    {
-        if (m_exchange)
-        {
-            m_exchange->Result(m_state.combined);
-        }
-        else
-        {
-            m_state.rule->Result(m_state.combined);
-            const std::vector<double> weights = m_state.rule->AggregateWeights();
-            for (size_t i = 0; i < m_added.size() && i < weights.size(); ++i)
-            {
-                record.aggregateWeights.emplace_back(m_added[i], weights[i]);
-            }
-        }
-        m_state.optimizer->Apply(m_state.combined, m_state.global);
-    }
-    Evaluation eval;
-    if (m_config.episodic)
-    {
-        eval.accuracy = eval.loss = std::nan("");
-    }
-    else
-    {
-        eval = m_task->model->Evaluate(m_state.global, m_task->data->test);
-    }
-
-    record.round = m_round;
-    record.robustRule = m_task->robust.type;
-    record.startS = m_roundStartS;
-    record.selected = m_selected;
-    record.participants = static_cast<uint32_t>(combined);
-    record.testAccuracy = eval.accuracy;
-    record.testLoss = eval.loss;
-    // The model is computed now; the round ends and the next begins once the server clock
-    // has done that work (an edge aggregator's episodic rounds evaluate nothing).
-    const Model* evaluated = m_config.episodic ? nullptr : m_task->model.get();
-    const RoundCloseTimes close = m_clock.CloseRound(*m_state.rule,
-                                                     m_task->robust.type,
-                                                     combined,
-                                                     m_state.global.size(),
-                                                     evaluated,
-                                                     evaluated ? m_task->data->test.Size() : 0,
-                                                     m_host.NowSeconds());
-    record.aggregateS = close.aggregateS;
-    record.evaluateS = close.evaluateS;
-    m_closed = record;
-    if (close.ticks > 0)
-    {
-        m_closing = true;
-        m_host.ArmTimer(CoordinatorTimer::RoundClose, close.ticks);
-        return;
-    }
-    ReportRound();
-}
-
-void
-RoundCoordinator::ReportRound()
-{
-    m_closed.endS = m_host.NowSeconds();
-    m_host.RoundEnded(m_closed);
-
-    if (m_config.episodic)
-    {
-        if (m_round >= m_episodeEnd)
-        {
-            m_host.EpisodeEnded();
-            return;
-        }
-        StartRound();
-        return;
-    }
-    if (m_round >= m_config.rounds)
-    {
-        m_host.Finished();
-        return;
-    }
-    StartRound();
 }
 
 void

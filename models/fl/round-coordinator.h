@@ -3,21 +3,16 @@
 
 // The server's side of synchronous federated learning, without ns-3: which clients have
 // joined, who is selected, when a round ends, what becomes of each update, how updates are
-// combined and when the model is evaluated. It is driven by events (a client joined or was
-// lost, a frame arrived, a timer fired) and acts through a CoordinatorHost (send a frame, arm
-// or cancel a timer, report). FlServerApp is the ns-3 host; tests drive it with a fake clock.
+// combined and when the model is evaluated. round-coordinator.cc runs the rounds,
+// round-arrivals.cc handles the frames clients send, round-close.cc closes a round;
+// server-coordinator.h has the events that drive it and the host it acts through.
 
-#include "compression/codec-spec.h"
-#include "models/fl/aggregation-rule.h"
 #include "models/fl/bucket-assembler.h"
 #include "models/fl/client-view-encoder.h"
 #include "models/fl/federated-task.h"
 #include "models/fl/server-clock.h"
+#include "models/fl/server-coordinator.h"
 #include "models/fl/server-state.h"
-#include "models/fl/staleness.h"
-#include "models/fl/trace-records.h"
-#include "models/fl/update-frame.h"
-#include "models/learning/server-optimizer.h"
 
 #include <cstdint>
 #include <map>
@@ -30,143 +25,6 @@
 
 namespace fedran
 {
-
-/// The coordinator's timers; at most one of each is armed at a time.
-enum class CoordinatorTimer
-{
-    JoinTimeout, ///< start the first round with whoever has joined
-    Deadline,    ///< the current round's deadline
-    RoundClose,  ///< the server's aggregation and evaluation of the closed round are done
-    PhaseClose,  ///< a two-exchange codec's server work between the phases is done
-};
-
-/// Everything the coordinator asks of the world around it.
-class CoordinatorHost
-{
-  public:
-    virtual ~CoordinatorHost() = default;
-
-    /// The current time, for the round records.
-    virtual double NowSeconds() const = 0;
-    /// Queues a whole frame for a joined client.
-    virtual void Send(uint32_t client, std::vector<uint8_t> frame) = 0;
-    /// Calls RoundCoordinator::OnTimer(timer) `delayTicks` host time steps from now.
-    virtual void ArmTimer(CoordinatorTimer timer, int64_t delayTicks) = 0;
-    virtual void CancelTimer(CoordinatorTimer timer) = 0;
-    /// A uniform integer in [lo, hi] from the server's sampling stream.
-    virtual uint32_t DrawInteger(uint32_t lo, uint32_t hi) = 0;
-
-    // Reports.
-    /// The first round is about to start: `joined` clients have joined of the `expected`
-    /// (fewer when the join timeout fired first).
-    virtual void JoinClosed(uint32_t joined, uint32_t expected) = 0;
-    virtual void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) = 0;
-    virtual void FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes) = 0;
-    virtual void UpdateArrived(const UpdateArrivalRecord& record) = 0;
-    virtual void RoundEnded(const RoundRecord& record) = 0;
-    virtual void Finished() = 0;
-
-    /// An edge tier (CoordinatorConfig::episodic): the last round of an episode has ended;
-    /// GlobalParams() is the episode's model.
-    virtual void EpisodeEnded()
-    {
-    }
-};
-
-struct CoordinatorConfig
-{
-    uint32_t rounds = 1;
-    uint32_t clientsPerRound = 1;
-    /// Select ceil(overSelect x clientsPerRound); aggregate the first clientsPerRound.
-    double overSelect = 1.0;
-    /// The first round starts once this many have joined (or at the join timeout).
-    uint32_t expectedClients = 1;
-    int64_t deadlineTicks = 0;    ///< from a round's start; host time steps
-    int64_t joinTimeoutTicks = 0; ///< from Start()
-    /// Host time steps per simulated second: the server's compute times become timers.
-    double ticksPerSecond = 1e9;
-    /// server.mode "async": AsyncCoordinator's settings (server.async); unused in sync mode.
-    bool async = false;
-    AsyncConfig asyncConfig;
-
-    /// An edge aggregator's tier (network.hubs[].aggregator, EdgeAggregator): rounds run
-    /// only in episodes that BeginEpisode starts from the model its parent sent; the join
-    /// closing starts nothing; each round's combined update is added as it is (the server
-    /// optimiser is the cloud's), nothing is evaluated (the record's accuracy and loss are
-    /// NaN) and the collusion oracle is not told (colluding attacks are refused with edge
-    /// aggregation).
-    bool episodic = false;
-    /// The codec of the model frames this tier sends (empty: the task's downlink codec).
-    CodecSpec downlinkCodec;
-    /// Children that are edge aggregators, by the id they join with (the number of sites +
-    /// the hub's index), each with the uplink codec its updates use; sites use the task's.
-    std::map<uint32_t, CodecSpec> aggregatorUplinkCodecs;
-    /// The stream of the downlink codec's draws (an edge tier has its own).
-    uint64_t codecStream = kServerCodecStream;
-};
-
-/**
- * What the server application drives, in either mode: RoundCoordinator (synchronous rounds)
- * or AsyncCoordinator (FedAsync / FedBuff). Made by MakeServerCoordinator.
- */
-class ServerCoordinator
-{
-  public:
-    virtual ~ServerCoordinator() = default;
-
-    /// Arms the join timeout.
-    virtual void Start() = 0;
-    /// Disarms every timer; nothing more happens.
-    virtual void Stop() = 0;
-    /// Whether a join from `client` can be accepted at all (a known client id).
-    virtual bool Admits(uint32_t client) const = 0;
-    /// `client` joined (Admits was true). A client already joined is taken to have
-    /// reconnected: its old session is lost ("dropped", "reconnected") first.
-    virtual void OnJoin(uint32_t client) = 0;
-    /// The connection of a joined client ended; `fate` is Dropped (peer gone) or Failed.
-    virtual void OnClientLost(uint32_t client, UpdateFate fate, const std::string& why) = 0;
-    /// A frame from a client other than a join. Returns why the frame breaks the protocol
-    /// (the host should end that connection), or nothing. A `corrupt` update or reply (CRC
-    /// mismatch) is dropped with fate Corrupt and the connection kept; its header's client
-    /// must be the connection's (the host sets it: the damaged header is not trusted).
-    virtual std::optional<std::string> OnFrame(const Frame& frame) = 0;
-    virtual void OnTimer(CoordinatorTimer timer) = 0;
-    virtual const std::vector<float>& GlobalParams() const = 0;
-
-  protected:
-    /// The join timeout, the same in both modes: armed by Start, disarmed when the first
-    /// round (or step) starts before it fires, or by Stop.
-    void ArmJoinTimeout(CoordinatorHost& host, int64_t delayTicks)
-    {
-        m_joinTimeoutArmed = true;
-        host.ArmTimer(CoordinatorTimer::JoinTimeout, delayTicks);
-    }
-
-    void CancelJoinTimeout(CoordinatorHost& host)
-    {
-        if (m_joinTimeoutArmed)
-        {
-            m_joinTimeoutArmed = false;
-            host.CancelTimer(CoordinatorTimer::JoinTimeout);
-        }
-    }
-
-    void JoinTimeoutFired()
-    {
-        m_joinTimeoutArmed = false;
-    }
-
-  private:
-    bool m_joinTimeoutArmed = false;
-};
-
-/// Throws DecodeError unless an update or reply frame names the uplink codec and a weight.
-void CheckUpdateFrame(const Frame& frame, uint16_t uplinkCodecId);
-
-/// The coordinator for `config`'s mode.
-std::unique_ptr<ServerCoordinator> MakeServerCoordinator(CoordinatorConfig config,
-                                                         std::shared_ptr<const FederatedTask> task,
-                                                         CoordinatorHost& host);
 
 /**
  * Synchronous FedAvg rounds. Each round samples ceil(overSelect x clientsPerRound) idle
@@ -248,10 +106,6 @@ class RoundCoordinator : public ServerCoordinator
                       FrameType type,
                       uint16_t codec,
                       std::span<const uint8_t> payload);
-    /// The uplink decoder of `client`, told the current round.
-    Codec& DecoderFor(uint32_t client);
-    /// The uplink codec spec of `client`'s updates.
-    const CodecSpec& UplinkSpecOf(uint32_t client) const;
     /// The first round starts (or, episodic, the join is only reported).
     void CloseJoin();
     void ArmDeadline();
@@ -268,7 +122,6 @@ class RoundCoordinator : public ServerCoordinator
     ServerClock m_clock; ///< the server's decoding, folding, applying and evaluating
 
     ClientViewEncoder m_views; ///< compression.downlink_reference client_view
-    std::map<uint32_t, std::unique_ptr<Codec>> m_decoders;
     BucketAssembler m_buckets; ///< training.pipelining layerwise: buckets so far
 
     std::set<uint32_t> m_joined;  ///< joined clients, in id order (sampling depends on it)
@@ -279,9 +132,7 @@ class RoundCoordinator : public ServerCoordinator
     std::vector<uint32_t> m_added; ///< clients whose update went into m_rule, in Add order
     /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).
     std::unique_ptr<RoundExchange> m_exchange;
-    uint16_t m_uplinkCodecId = 0;
-    std::map<uint32_t, uint16_t> m_aggregatorCodecIds; ///< by child id (aggregatorUplinkCodecs)
-    uint32_t m_episodeEnd = 0;                         ///< episodic: the episode's last round
+    uint32_t m_episodeEnd = 0;                 ///< episodic: the episode's last round
     bool m_firstPhase = false;                 ///< two-exchange round waiting for first payloads
     std::vector<uint32_t> m_contributors;      ///< clients whose first payload was combined
     std::map<uint32_t, double> m_firstDecodeS; ///< their first payloads' decode_s

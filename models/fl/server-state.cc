@@ -9,9 +9,13 @@ ServerState
 MakeServerState(const FederatedTask& task,
                 uint32_t ruleCapacity,
                 const CodecSpec& downlinkSpec,
+                std::map<uint32_t, CodecSpec> childUplinks,
                 uint64_t codecStream)
 {
     ServerState state;
+    state.codecs = CodecBank(task.uplinkCodec,
+                             downlinkSpec.Empty() ? task.downlinkCodec : downlinkSpec,
+                             std::move(childUplinks));
     const uint64_t size = task.model->Layout().TotalSize();
     state.global.assign(size, 0.0f);
     Rng initRng(task.seed, kModelInitStream);
@@ -19,12 +23,10 @@ MakeServerState(const FederatedTask& task,
     state.scratch.assign(size, 0.0f);
     state.combined.assign(size, 0.0f);
     state.optimizer = MakeServerOptimizer(task.serverOptimizer);
-    state.uplink = MakeCodec(task.uplinkCodec);
     state.rule = MakeAggregationRule(
         task.robust,
-        RuleContext{ruleCapacity, state.uplink.get(), task.uplinkCodec.BringsAggregator()});
+        RuleContext{ruleCapacity, &state.codecs.Uplink(), task.uplinkCodec.BringsAggregator()});
     state.rule->Reset(size);
-    state.modelEncoder = MakeCodec(downlinkSpec.Empty() ? task.downlinkCodec : downlinkSpec);
     state.codecRng = Rng(task.seed, codecStream);
     return state;
 }

@@ -3,14 +3,16 @@
 
 // What the server keeps of the model in either mode (RoundCoordinator, AsyncCoordinator):
 // the global model, the rule that combines updates, the optimiser that applies the result and
-// the codecs it encodes the model and prices the updates with.
+// the codecs it encodes the model with and decodes and prices the updates with.
 
 #include "compression/codec-spec.h"
 #include "models/fl/aggregation-rule.h"
+#include "models/fl/codec-bank.h"
 #include "models/fl/federated-task.h"
 #include "models/learning/server-optimizer.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -25,18 +27,19 @@ struct ServerState
     std::vector<float> combined;                ///< the rule's result (model-sized)
     std::unique_ptr<ServerOptimizer> optimizer; ///< task.serverOptimizer
     std::unique_ptr<AggregationRule> rule;      ///< task.robust, reset for the model's size
-    /// The uplink codec: its id checks frames, its cost model prices decoding; a two-exchange
-    /// codec makes the round's exchange from it.
-    std::unique_ptr<Codec> uplink;
-    std::unique_ptr<Codec> modelEncoder; ///< the downlink codec (also decodes, for mirrors)
-    Rng codecRng;                        ///< the downlink codec's draws
+    /// The server's codecs: the uplink codec as configured, the model encoder, the clients'
+    /// update decoders and downlink encoders.
+    CodecBank codecs;
+    Rng codecRng; ///< the downlink codec's draws
 };
 
 /// The state for `task`: a rule for up to `ruleCapacity` updates at a time, model frames
-/// encoded with `downlinkSpec` (null: the task's downlink codec) drawing from `codecStream`.
+/// encoded with `downlinkSpec` (empty: the task's downlink codec) drawing from `codecStream`,
+/// updates of the children in `childUplinks` (edge aggregators) decoded with their own codec.
 ServerState MakeServerState(const FederatedTask& task,
                             uint32_t ruleCapacity,
                             const CodecSpec& downlinkSpec,
+                            std::map<uint32_t, CodecSpec> childUplinks,
                             uint64_t codecStream);
 
 } // namespace fedran

@@ -8,6 +8,7 @@
 #include "models/learning/model.h"
 #include "models/learning/server-optimizer.h"
 #include "simulator/core/cli-error.h"
+#include "simulator/core/codec-round-trip.h"
 #include "simulator/core/version.h"
 
 #include <algorithm>
@@ -215,34 +216,37 @@ struct CodecSamples
 void
 MeasureSpec(const nlohmann::json& spec, const std::vector<uint64_t>& sizes, CodecSamples& out)
 {
+    const CodecSpec parsed = CodecSpec::Parse(spec, "calibration");
     for (uint64_t n : sizes)
     {
         const TensorLayout layout = MatrixLayout(n);
         const std::vector<float> update = Gaussian(layout.TotalSize(), n);
-        std::unique_ptr<Codec> encoder = MakeCodec(spec, "calibration");
-        std::unique_ptr<Codec> decoder = MakeCodec(spec, "calibration");
+        // A fresh pair at each size: the encoder's state is that of a first round.
+        CodecRoundTrip pair(parsed);
+        Codec& encoder = pair.Encoder();
+        Codec& decoder = pair.Decoder();
         const uint32_t round = 1;
-        encoder->BeginRound(round);
-        decoder->BeginRound(round);
+        encoder.BeginRound(round);
+        decoder.BeginRound(round);
         Rng rng(1, 1);
         std::vector<uint8_t> payload;
         std::vector<float> decoded(layout.TotalSize());
         const uint64_t rankElements =
             spec.contains("rank") ? layout.TotalSize() * spec.at("rank").get<uint64_t>() : 0;
-        if (!encoder->HasRoundExchange())
+        if (!encoder.HasRoundExchange())
         {
             const double enc = TimeIt([&] {
                 payload.clear();
-                encoder->Encode(layout, update, rng, payload);
+                encoder.Encode(layout, update, rng, payload);
             });
-            const double dec = TimeIt([&] { decoder->Decode(layout, payload, decoded); });
+            const double dec = TimeIt([&] { decoder.Decode(layout, payload, decoded); });
             const CodecWork work{layout.TotalSize(), payload.size(), rankElements};
             out.encode.push_back({work, enc});
             out.decode.push_back({work, dec});
             continue;
         }
         // Two exchanges: the client's first step and reply, the server's fold and close.
-        auto exchange = encoder->MakeExchange(layout, 7);
+        auto exchange = encoder.MakeExchange(layout, 7);
         std::vector<uint8_t> state;
         exchange->BeginRound(round, state);
         if (!exchange->NeedsReplies())
@@ -253,9 +257,9 @@ MeasureSpec(const nlohmann::json& spec, const std::vector<uint64_t>& sizes, Code
         // Each Encode takes the round's state first (it is consumed); taking it is part of
         // the client's first step.
         const double enc = TimeIt([&] {
-            encoder->AcceptRoundState(layout, state);
+            encoder.AcceptRoundState(layout, state);
             payload.clear();
-            encoder->Encode(layout, update, rng, payload);
+            encoder.Encode(layout, update, rng, payload);
         });
         std::vector<uint8_t> message;
         std::vector<uint8_t> reply;
@@ -265,19 +269,19 @@ MeasureSpec(const nlohmann::json& spec, const std::vector<uint64_t>& sizes, Code
         {
             // Fold and close are timed on fresh exchanges of the same round, one fold each.
             fold = TimeIt([&] {
-                auto ex = encoder->MakeExchange(layout, 7);
+                auto ex = encoder.MakeExchange(layout, 7);
                 std::vector<uint8_t> st;
                 ex->BeginRound(round, st);
                 ex->AddFirst(payload, 1.0);
             });
             const double begin = TimeIt([&] {
-                auto ex = encoder->MakeExchange(layout, 7);
+                auto ex = encoder.MakeExchange(layout, 7);
                 std::vector<uint8_t> st;
                 ex->BeginRound(round, st);
             });
             fold = std::max(0.0, fold - begin);
             const double closeAll = TimeIt([&] {
-                auto ex = encoder->MakeExchange(layout, 7);
+                auto ex = encoder.MakeExchange(layout, 7);
                 std::vector<uint8_t> st;
                 ex->BeginRound(round, st);
                 ex->AddFirst(payload, 1.0);
@@ -288,11 +292,11 @@ MeasureSpec(const nlohmann::json& spec, const std::vector<uint64_t>& sizes, Code
             // A reply answers the update last encoded (and consumes it): timed with a first
             // step each, whose own time is taken off.
             const double both = TimeIt([&] {
-                encoder->AcceptRoundState(layout, state);
+                encoder.AcceptRoundState(layout, state);
                 payload.clear();
-                encoder->Encode(layout, update, rng, payload);
+                encoder.Encode(layout, update, rng, payload);
                 reply.clear();
-                encoder->EncodeReply(layout, message, reply);
+                encoder.EncodeReply(layout, message, reply);
             });
             replyS = std::max(0.0, both - enc);
         }

@@ -2,14 +2,13 @@
 
 #include "compression/codec-spec.h"
 #include "simulator/core/cli-error.h"
+#include "simulator/core/codec-round-trip.h"
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -125,106 +124,14 @@ MakeLayout(const std::string& shapeText, std::optional<uint64_t> elements)
     return layout;
 }
 
-/// Seconds of CPU the calling thread has used.
-double
-ThreadCpuSeconds()
-{
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
-/// Wall and CPU time of a call: on a shared host the wall time also counts waiting for a core,
-/// the thread's CPU time does not (it does count the kernel's page faults).
-struct CallTime
-{
-    double wall = 0.0;
-    double cpu = 0.0;
-
-    template<typename Call>
-    void Add(Call call)
-    {
-        const double cpuStart = ThreadCpuSeconds();
-        const auto start = std::chrono::steady_clock::now();
-        call();
-        wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        cpu += ThreadCpuSeconds() - cpuStart;
-    }
-};
-
-/// What one client's update becomes after crossing to the server and being decoded there.
-struct RoundTrip
-{
-    std::vector<uint8_t> payload; ///< every byte the client sent
-    std::vector<float> decoded;
-    CallTime encode;
-    CallTime decode;
-    uint64_t serverBytes = 0; ///< a two-exchange codec's messages from the server
-};
-
-RoundTrip
-SingleRoundTrip(const CodecSpec& spec,
-                Codec& codec,
-                const TensorLayout& layout,
-                const std::vector<float>& input,
-                uint64_t seed)
-{
-    RoundTrip trip;
-    Rng rng(seed);
-    codec.BeginRound(1);
-    trip.encode.Add([&] { codec.Encode(layout, input, rng, trip.payload); });
-
-    // A separate decoder, as at the server: nothing but the payload crosses over.
-    std::unique_ptr<Codec> decoder = MakeCodec(spec);
-    trip.decoded.resize(input.size());
-    trip.decode.Add([&] { decoder->Decode(layout, trip.payload, trip.decoded); });
-    return trip;
-}
-
-/// One round of a two-exchange codec (power_sgd) between this client alone and a server:
-/// state, first payload, the server's message, reply. The payload is the first payload
-/// followed by the reply; encode time is the client's work, decode time the server's.
-RoundTrip
-ExchangeRoundTrip(Codec& codec,
-                  const TensorLayout& layout,
-                  const std::vector<float>& input,
-                  uint64_t seed)
-{
-    RoundTrip trip;
-    const std::unique_ptr<RoundExchange> server = codec.MakeExchange(layout, seed);
-    std::vector<uint8_t> state;
-    std::vector<uint8_t> message;
-    server->BeginRound(1, state);
-    codec.AcceptRoundState(layout, state);
-
-    Rng rng(seed);
-    codec.BeginRound(1);
-    trip.encode.Add([&] { codec.Encode(layout, input, rng, trip.payload); });
-    const size_t firstSize = trip.payload.size();
-
-    trip.decode.Add([&] {
-        server->AddFirst(trip.payload, 1.0);
-        server->CloseFirstPhase(message);
-    });
-
-    trip.encode.Add([&] { codec.EncodeReply(layout, message, trip.payload); });
-
-    trip.decoded.resize(input.size());
-    trip.decode.Add([&] {
-        server->AddReply(std::span<const uint8_t>(trip.payload).subspan(firstSize), 1.0);
-        server->Result(trip.decoded);
-    });
-    trip.serverBytes = state.size() + message.size();
-    return trip;
-}
-
 } // namespace
 
 int
 RunCodecCommand(const CodecCommandOptions& options)
 {
     const CodecSpec spec = CodecSpec::Parse(ParseSpec(options.spec), "--spec");
-    std::unique_ptr<Codec> codec = MakeCodec(spec);
+    CodecRoundTrip roundTrip(spec);
+    Codec& codec = roundTrip.Encoder();
 
     if (options.decode)
     {
@@ -232,7 +139,7 @@ RunCodecCommand(const CodecCommandOptions& options)
         {
             throw BadInput("--decode needs --payload IN.bin and --decoded OUT.f32");
         }
-        if (codec->HasRoundExchange())
+        if (codec.HasRoundExchange())
         {
             throw BadInput("--decode: a " + spec.Type() +
                            " payload cannot be decoded alone: the server combines it with the "
@@ -242,12 +149,12 @@ RunCodecCommand(const CodecCommandOptions& options)
         const TensorLayout layout = MakeLayout(options.shape, std::nullopt);
         const std::vector<uint8_t> payload = ReadBytes(*options.payload, "--payload");
         std::vector<float> out(layout.TotalSize());
-        codec->Decode(layout, payload, out);
+        roundTrip.Decoder().Decode(layout, payload, out);
         WriteBytes(*options.decoded, out.data(), out.size() * sizeof(float), "--decoded");
         return 0;
     }
 
-    if (codec->StepState() != nullptr)
+    if (codec.StepState() != nullptr)
     {
         // Decoding is the same in both modes; encoding in mode step needs the trainer's steps.
         throw BadInput("--spec.mode: dgc's \"step\" mode (the default) acts at every step of a "
@@ -268,9 +175,7 @@ RunCodecCommand(const CodecCommandOptions& options)
     std::memcpy(input.data(), raw.data(), raw.size());
     const TensorLayout layout = MakeLayout(options.shape, input.size());
 
-    const RoundTrip trip = codec->HasRoundExchange()
-                               ? ExchangeRoundTrip(*codec, layout, input, options.seed)
-                               : SingleRoundTrip(spec, *codec, layout, input, options.seed);
+    const RoundTrip trip = roundTrip.Run(layout, input, options.seed);
     const std::vector<uint8_t>& payload = trip.payload;
     const std::vector<float>& decoded = trip.decoded;
 
@@ -307,7 +212,7 @@ RunCodecCommand(const CodecCommandOptions& options)
     report["l2_error"] = std::sqrt(error);
     report["relative_l2_error"] = norm > 0 ? std::sqrt(error / norm) : 0.0;
     report["nnz"] = nnz;
-    if (codec->HasRoundExchange())
+    if (codec.HasRoundExchange())
     {
         report["server_bytes"] = trip.serverBytes;
     }

@@ -5,6 +5,7 @@
 #include "models/link-config/link-types.h"
 #include "models/link-config/scenario-error.h"
 #include "simulator/core/cli-error.h"
+#include "simulator/core/codec-round-trip.h"
 
 #include <algorithm>
 #include <cctype>
@@ -65,33 +66,8 @@ RandomUpdate(const TensorLayout& layout, uint64_t seed)
 uint64_t
 EncodedBytes(const CodecSpec& spec, const TensorLayout& layout)
 {
-    std::unique_ptr<Codec> codec = MakeCodec(spec);
     const std::vector<float> update = RandomUpdate(layout, layout.TotalSize());
-    Rng rng(1);
-    std::vector<uint8_t> payload;
-    if (!codec->HasRoundExchange())
-    {
-        codec->BeginRound(1);
-        codec->Encode(layout, update, rng, payload);
-        return payload.size();
-    }
-    const std::unique_ptr<RoundExchange> server = codec->MakeExchange(layout, 1);
-    std::vector<uint8_t> state;
-    server->BeginRound(1, state);
-    codec->AcceptRoundState(layout, state);
-    codec->BeginRound(1);
-    codec->Encode(layout, update, rng, payload);
-    uint64_t largest = payload.size();
-    if (server->NeedsReplies())
-    {
-        std::vector<uint8_t> message;
-        server->AddFirst(payload, 1.0);
-        server->CloseFirstPhase(message);
-        std::vector<uint8_t> reply;
-        codec->EncodeReply(layout, message, reply);
-        largest = std::max<uint64_t>(largest, reply.size());
-    }
-    return largest;
+    return CodecRoundTrip(spec).Run(layout, update, 1, false).LargestPayload();
 }
 
 /// `tensor` with every dimension divided by `divisor` (at least 1 each).

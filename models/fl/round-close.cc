@@ -1,0 +1,112 @@
+// RoundCoordinator: a round that has ended (at its deadline, once it has its updates, or with
+// nobody left to wait for) is combined, applied to the global model and evaluated on the
+// server clock, then reported, and the next round starts (or the run, or an edge tier's
+// episode, ends).
+
+#include "models/fl/round-coordinator.h"
+
+#include <cmath>
+
+namespace fedran
+{
+
+void
+RoundCoordinator::EndRound()
+{
+    // Whoever has not answered is late (past the deadline, or beyond the first
+    // clientsPerRound); their update is discarded when it arrives.
+    m_busy.insert(m_pending.begin(), m_pending.end());
+    m_pending.clear();
+    m_firstPhase = false;
+    if (m_phaseClosing)
+    {
+        // The deadline came while the server was between the phases: no replies.
+        m_phaseClosing = false;
+        m_host.CancelTimer(CoordinatorTimer::PhaseClose);
+    }
+
+    // The server optimiser moves the model by the combined update (nothing moves without one).
+    // A two-exchange round that ends in its first phase has no update.
+    const size_t combined = m_exchange ? m_exchange->Count() : m_state.rule->Count();
+    RoundRecord record;
+    if (combined > 0)
+    {
+        if (m_exchange)
+        {
+            m_exchange->Result(m_state.combined);
+        }
+        else
+        {
+            m_state.rule->Result(m_state.combined);
+            const std::vector<double> weights = m_state.rule->AggregateWeights();
+            for (size_t i = 0; i < m_added.size() && i < weights.size(); ++i)
+            {
+                record.aggregateWeights.emplace_back(m_added[i], weights[i]);
+            }
+        }
+        m_state.optimizer->Apply(m_state.combined, m_state.global);
+    }
+    Evaluation eval;
+    if (m_config.episodic)
+    {
+        eval.accuracy = eval.loss = std::nan("");
+    }
+    else
+    {
+        eval = m_task->model->Evaluate(m_state.global, m_task->data->test);
+    }
+
+    record.round = m_round;
+    record.robustRule = m_task->robust.type;
+    record.startS = m_roundStartS;
+    record.selected = m_selected;
+    record.participants = static_cast<uint32_t>(combined);
+    record.testAccuracy = eval.accuracy;
+    record.testLoss = eval.loss;
+    // The model is computed now; the round ends and the next begins once the server clock
+    // has done that work (an edge aggregator's episodic rounds evaluate nothing).
+    const Model* evaluated = m_config.episodic ? nullptr : m_task->model.get();
+    const RoundCloseTimes close = m_clock.CloseRound(*m_state.rule,
+                                                     m_task->robust.type,
+                                                     combined,
+                                                     m_state.global.size(),
+                                                     evaluated,
+                                                     evaluated ? m_task->data->test.Size() : 0,
+                                                     m_host.NowSeconds());
+    record.aggregateS = close.aggregateS;
+    record.evaluateS = close.evaluateS;
+    m_closed = record;
+    if (close.ticks > 0)
+    {
+        m_closing = true;
+        m_host.ArmTimer(CoordinatorTimer::RoundClose, close.ticks);
+        return;
+    }
+    ReportRound();
+}
+
+void
+RoundCoordinator::ReportRound()
+{
+    m_closed.endS = m_host.NowSeconds();
+    m_host.RoundEnded(m_closed);
+
+    if (m_config.episodic)
+    {
+        if (m_round >= m_episodeEnd)
+        {
+            m_host.EpisodeEnded();
+            return;
+        }
+        StartRound();
+        return;
+    }
+    if (m_round >= m_config.rounds)
+    {
+        m_host.Finished();
+        return;
+    }
+    StartRound();
+}
+
+} // namespace fedran
