@@ -16,6 +16,22 @@ Usable(const TransferSample& sample)
     return sample.bytes > 0.0 && sample.durationS > 0.0;
 }
 
+/// The harmonic mean of `bps` (none when empty).
+std::optional<double>
+HarmonicMean(const std::deque<double>& bps)
+{
+    if (bps.empty())
+    {
+        return std::nullopt;
+    }
+    double inverse = 0.0;
+    for (double value : bps)
+    {
+        inverse += 1.0 / value;
+    }
+    return double(bps.size()) / inverse;
+}
+
 } // namespace
 
 HarmonicMeanEstimator::HarmonicMeanEstimator(size_t window)
@@ -44,16 +60,7 @@ HarmonicMeanEstimator::Add(const TransferSample& sample)
 std::optional<double>
 HarmonicMeanEstimator::PredictBps() const
 {
-    if (m_bps.empty())
-    {
-        return std::nullopt;
-    }
-    double inverse = 0.0;
-    for (double bps : m_bps)
-    {
-        inverse += 1.0 / bps;
-    }
-    return double(m_bps.size()) / inverse;
+    return HarmonicMean(m_bps);
 }
 
 RobustHarmonicMeanEstimator::RobustHarmonicMeanEstimator(size_t window)
@@ -68,16 +75,7 @@ RobustHarmonicMeanEstimator::RobustHarmonicMeanEstimator(size_t window)
 std::optional<double>
 RobustHarmonicMeanEstimator::UndiscountedBps() const
 {
-    if (m_bps.empty())
-    {
-        return std::nullopt;
-    }
-    double inverse = 0.0;
-    for (double bps : m_bps)
-    {
-        inverse += 1.0 / bps;
-    }
-    return double(m_bps.size()) / inverse;
+    return HarmonicMean(m_bps);
 }
 
 void
