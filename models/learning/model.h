@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,11 +17,16 @@ namespace fedran
 
 struct Dataset;
 
-/// Loss and accuracy of a model on a set of examples.
+/// Loss and accuracy of a model on a set of examples. A forecasting model leaves `accuracy`
+/// NaN and fills the errors, in the series' original units (SeriesScale); a classifier leaves
+/// them NaN. nrmse = rmse / mean of the true values.
 struct Evaluation
 {
     double loss = 0.0;
     double accuracy = 0.0;
+    double rmse = std::numeric_limits<double>::quiet_NaN();
+    double mae = std::numeric_limits<double>::quiet_NaN();
+    double nrmse = std::numeric_limits<double>::quiet_NaN();
 };
 
 /**
