@@ -22,7 +22,7 @@ namespace
 
 // Values are converted through a small stack buffer: the conversion loop then has no
 // byte-order or bounds logic in it and vectorises, and the buffer stays in L1.
-constexpr size_t kChunk = 1024;
+constexpr size_t kFp16Chunk = 1024;
 // Below this a tensor is not worth a thread: starting one costs about as much as converting
 // this many values.
 constexpr size_t kPartitionMin = 1 << 16;
@@ -56,10 +56,10 @@ class Fp16Codec : public RegisteredCodec
             EncodePartitioned(update, out);
             return;
         }
-        std::array<uint16_t, kChunk> halves;
-        for (size_t begin = 0; begin < update.size(); begin += kChunk)
+        std::array<uint16_t, kFp16Chunk> halves;
+        for (size_t begin = 0; begin < update.size(); begin += kFp16Chunk)
         {
-            const size_t n = std::min(kChunk, update.size() - begin);
+            const size_t n = std::min(kFp16Chunk, update.size() - begin);
             const float* in = update.data() + begin;
             for (size_t i = 0; i < n; ++i)
             {
@@ -79,10 +79,10 @@ class Fp16Codec : public RegisteredCodec
         // Check the whole body length first so that a truncated payload leaves `out` alone
         // instead of half-written.
         reader.Require(out.size(), 2);
-        std::array<uint16_t, kChunk> halves;
-        for (size_t begin = 0; begin < out.size(); begin += kChunk)
+        std::array<uint16_t, kFp16Chunk> halves;
+        for (size_t begin = 0; begin < out.size(); begin += kFp16Chunk)
         {
-            const size_t n = std::min(kChunk, out.size() - begin);
+            const size_t n = std::min(kFp16Chunk, out.size() - begin);
             reader.ReadU16Array(std::span<uint16_t>(halves.data(), n));
             float* dst = out.data() + begin;
             for (size_t i = 0; i < n; ++i)
@@ -99,10 +99,10 @@ class Fp16Codec : public RegisteredCodec
     /// vectorises; converting straight into bytes keeps it scalar and three times slower.
     static void ConvertSlice(const float* values, size_t count, uint8_t* dst)
     {
-        std::array<uint16_t, kChunk> halves;
-        for (size_t begin = 0; begin < count; begin += kChunk)
+        std::array<uint16_t, kFp16Chunk> halves;
+        for (size_t begin = 0; begin < count; begin += kFp16Chunk)
         {
-            const size_t n = std::min(kChunk, count - begin);
+            const size_t n = std::min(kFp16Chunk, count - begin);
             for (size_t i = 0; i < n; ++i)
             {
                 halves[i] = FloatToHalf(values[begin + i]);
@@ -134,7 +134,7 @@ class Fp16Codec : public RegisteredCodec
         uint8_t* body = out.data() + base;
         const size_t slices = std::min<size_t>(m_threads, update.size() / (kPartitionMin / 2));
         // Slice boundaries on whole chunks, so each slice's buffer runs full.
-        const size_t per = (update.size() / slices + kChunk - 1) / kChunk * kChunk;
+        const size_t per = (update.size() / slices + kFp16Chunk - 1) / kFp16Chunk * kFp16Chunk;
         std::vector<std::thread> workers;
         for (size_t t = 1; t < slices && t * per < update.size(); ++t)
         {

@@ -60,7 +60,7 @@ namespace
 constexpr uint32_t kMaxLevels = 1u << 20;
 constexpr size_t kPiece = 1024;       ///< elements rounded per kernel call
 constexpr double kTinyNorm = 0x1p-90; ///< below this s 2^F / norm may overflow a float
-constexpr size_t kCodecHeaderSize = 8;
+constexpr size_t kQsgdHeaderSize = 8;
 
 /// Bytes of each bucket's bit length: enough for `bucket` codes of the longest length.
 unsigned
@@ -104,7 +104,7 @@ class QsgdCodec : public RegisteredCodec
         CheckUpdateSize(layout, update.size(), Name());
         ByteWriter writer(out);
         // Norms, lengths and about 2.5 bits per element at the default s: a guess, not a bound.
-        writer.Reserve(kPayloadHeaderSize + kCodecHeaderSize +
+        writer.Reserve(kPayloadHeaderSize + kQsgdHeaderSize +
                        (4 + m_lengthBytes) * CeilDiv(update.size(), m_bucket) + update.size() / 2 +
                        8 * layout.TensorCount());
         WritePayloadHeader(layout, writer);

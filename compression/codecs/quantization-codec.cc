@@ -50,9 +50,9 @@ namespace fedran::internal
 namespace
 {
 
-constexpr size_t kChunk = 4096;         ///< codes staged per WritePacked / ReadPacked
+constexpr size_t kCodesPerStage = 4096; ///< codes staged per WritePacked / ReadPacked
 constexpr float kTinyScale = 0x1p-100f; ///< below this, 65536 c / scale may overflow a float
-constexpr size_t kCodecHeaderSize = 5;
+constexpr size_t kQuantizationHeaderSize = 5;
 
 class QuantizationCodec : public RegisteredCodec
 {
@@ -77,7 +77,8 @@ class QuantizationCodec : public RegisteredCodec
     {
         CheckUpdateSize(layout, update.size(), Name());
         ByteWriter writer(out);
-        writer.Reserve(kPayloadHeaderSize + kCodecHeaderSize + BodySize(layout, m_bits, m_bucket));
+        writer.Reserve(kPayloadHeaderSize + kQuantizationHeaderSize +
+                       BodySize(layout, m_bits, m_bucket));
         WritePayloadHeader(layout, writer);
         writer.WriteU8(static_cast<uint8_t>(m_bits));
         writer.WriteU32(m_bucket);
@@ -177,7 +178,7 @@ class QuantizationCodec : public RegisteredCodec
         {
             dither->StartTensor();
         }
-        std::array<uint8_t, kChunk> codes;
+        std::array<uint8_t, kCodesPerStage> codes;
         size_t fill = 0;
         for (size_t j = 0; j < buckets; ++j)
         {
@@ -188,11 +189,11 @@ class QuantizationCodec : public RegisteredCodec
             PatchScale(out, scalesAt + 4 * j, scale);
             for (size_t done = 0; done < n;)
             {
-                const size_t piece = std::min(n - done, kChunk - fill);
+                const size_t piece = std::min(n - done, kCodesPerStage - fill);
                 QuantizeRun(x.data() + begin + done, piece, q, dither, codes.data() + fill);
                 fill += piece;
                 done += piece;
-                if (fill == kChunk)
+                if (fill == kCodesPerStage)
                 {
                     bitWriter.WritePacked(codes, m_bits);
                     fill = 0;
@@ -215,10 +216,10 @@ class QuantizationCodec : public RegisteredCodec
         BitReader bitReader(reader.ReadBytes(CeilDiv(uint64_t{d} * bits, 8)), codesAt);
         const float center = 0.5f * static_cast<float>((1u << bits) - 1);
         const bool stream = d >= kStreamingStoreMinFloats;
-        std::array<uint8_t, kChunk> codes;
-        for (size_t begin = 0; begin < d; begin += kChunk)
+        std::array<uint8_t, kCodesPerStage> codes;
+        for (size_t begin = 0; begin < d; begin += kCodesPerStage)
         {
-            const size_t n = std::min(kChunk, d - begin);
+            const size_t n = std::min(kCodesPerStage, d - begin);
             bitReader.ReadPacked(std::span<uint8_t>(codes.data(), n), bits);
             for (size_t k = 0; k < n;)
             {

@@ -24,7 +24,7 @@ constexpr size_t kSumBlock = 1024;
 /// The level loop works from L1 (SumOfSquares has just read the bucket), so it asks for the
 /// data two default buckets ahead, one cache line per 16 elements, and memory streams while
 /// it computes. (Prefetches never fault, so running past the end is harmless.)
-constexpr size_t kPrefetchAhead = 1024;
+constexpr size_t kQsgdPrefetchAhead = 1024;
 
 // Sums of squares over n <= kSumBlock floats in one fixed order, whatever the path: lane j of
 // 32 takes elements 32m + j (four independent vector chains, so the loop does not wait on the
@@ -169,7 +169,7 @@ LevelBlocksSse2(const float* x, size_t n, const QsgdRounding& q, Dither& dither,
     size_t i = 0;
     for (; n - i >= 16; i += 16)
     {
-        _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(x + i + kQsgdPrefetchAhead), _MM_HINT_T0);
         __m128i w0;
         __m128i w1;
         lanes.Step(w0, w1);
@@ -235,7 +235,7 @@ LevelBlocksAvx2(const float* x, size_t n, const QsgdRounding& q, Dither& dither,
     size_t i = 0;
     for (; n - i >= 16; i += 16)
     {
-        _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(x + i + kQsgdPrefetchAhead), _MM_HINT_T0);
         __m256i r[2];
         SplitDitherAvx2(DitherStepAvx2(s0, s1), r[0], r[1]);
         for (int j = 0; j < 2; ++j)
@@ -348,8 +348,8 @@ CodeBlocksAvx2(const float* x, size_t n, const QsgdRounding& q, Dither& dither, 
     for (size_t b = 0; b < blocks; ++b)
     {
         const float* p = x + kBlock * b;
-        _mm_prefetch(reinterpret_cast<const char*>(p + kPrefetchAhead), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(p + kPrefetchAhead + 16), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(p + kQsgdPrefetchAhead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(p + kQsgdPrefetchAhead + 16), _MM_HINT_T0);
         __m256i r[4];
         SplitDitherAvx2(DitherStepAvx2(s0, s1), r[0], r[1]);
         SplitDitherAvx2(DitherStepAvx2(s0, s1), r[2], r[3]);

@@ -23,7 +23,7 @@ constexpr uint32_t kNearest = 32768; ///< the "dither" of round-to-nearest
 /// data two default buckets ahead, one cache line per 16 elements: memory then streams while
 /// this loop computes instead of stalling the next ScanBucket. (Prefetches never fault, so
 /// running past the end of the update is harmless.)
-constexpr size_t kPrefetchAhead = 1024;
+constexpr size_t kQuantizationPrefetchAhead = 1024;
 
 inline uint8_t
 RoundOne(float x, const QuantizerRounding& q, uint32_t r)
@@ -70,7 +70,8 @@ QuantizeBlocksSse2(const float* x,
     size_t i = 0;
     for (; n - i >= 16; i += 16)
     {
-        _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(x + i + kQuantizationPrefetchAhead),
+                     _MM_HINT_T0);
         if constexpr (kStochastic)
         {
             __m128i w0;
@@ -128,7 +129,8 @@ QuantizeBlocksAvx2(const float* x,
     size_t i = 0;
     for (; n - i >= 16; i += 16)
     {
-        _mm_prefetch(reinterpret_cast<const char*>(x + i + kPrefetchAhead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(x + i + kQuantizationPrefetchAhead),
+                     _MM_HINT_T0);
         if constexpr (kStochastic)
         {
             SplitDitherAvx2(DitherStepAvx2(s0, s1), r0, r1);

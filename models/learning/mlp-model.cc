@@ -18,7 +18,7 @@ namespace
 {
 
 /// Evaluate() walks the dataset in blocks of this many rows to bound its scratch memory.
-constexpr size_t kEvalBlockRows = 256;
+constexpr size_t kMlpEvalBlockRows = 256;
 
 /// The stack's widths: the hidden layers, then the output layer.
 std::vector<uint32_t>
@@ -118,9 +118,9 @@ MlpModel::Evaluate(std::span<const float> params, const Dataset& data) const
     }
     double lossSum = 0.0;
     size_t correct = 0;
-    for (size_t start = 0; start < total; start += kEvalBlockRows)
+    for (size_t start = 0; start < total; start += kMlpEvalBlockRows)
     {
-        const size_t count = std::min(kEvalBlockRows, total - start);
+        const size_t count = std::min(kMlpEvalBlockRows, total - start);
         CheckLabels("MlpModel", data, start, count, m_classes);
         // Evaluation covers every example in order, so the dataset rows are read in place.
         float* logits = m_stack.Forward(params.data(), data.Row(start), count);

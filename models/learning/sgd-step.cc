@@ -12,10 +12,10 @@ namespace
 
 /// A step works through the parameters in chunks of this many, small enough for their
 /// gradient differences to stay in L1 between the update loop and the sum of their squares.
-constexpr size_t kChunk = 256;
+constexpr size_t kStepChunk = 256;
 
 /**
- * sum_k d[k]^2 over n <= kChunk values. In float, so that it vectorises, and by Eigen, whose
+ * sum_k d[k]^2 over n <= kStepChunk values. In float, so that it vectorises, and by Eigen, whose
  * reduction uses several SIMD accumulators: left to itself the compiler may not reorder a
  * float sum without -ffast-math, and once merged into the step's loop it did reduce lane by
  * lane, a serial chain that cost more than the whole update. Few terms per float sum keep the
@@ -49,11 +49,11 @@ StepKernel(float* __restrict params,
            size_t size,
            StepCoefficients c)
 {
-    float d[kChunk];
+    float d[kStepChunk];
     double squares = 0.0;
-    for (size_t begin = 0; begin < size; begin += kChunk)
+    for (size_t begin = 0; begin < size; begin += kStepChunk)
     {
-        const size_t n = std::min(kChunk, size - begin);
+        const size_t n = std::min(kStepChunk, size - begin);
         for (size_t k = begin; k < begin + n; ++k)
         {
             float g = grad[k];
@@ -131,10 +131,10 @@ HookedStep(const StepBuffers& b,
            StepHook& hook)
 {
     double squares = 0.0;
-    float d[kChunk];
-    for (size_t begin = 0; begin < b.size; begin += kChunk)
+    float d[kStepChunk];
+    for (size_t begin = 0; begin < b.size; begin += kStepChunk)
     {
-        const size_t n = std::min(kChunk, b.size - begin);
+        const size_t n = std::min(kStepChunk, b.size - begin);
         for (size_t k = begin; k < begin + n; ++k)
         {
             float g = b.grad[k];
@@ -166,9 +166,9 @@ double
 FormUpdate(float* params, const float* start, size_t size)
 {
     double normSquared = 0.0;
-    for (size_t begin = 0; begin < size; begin += kChunk)
+    for (size_t begin = 0; begin < size; begin += kStepChunk)
     {
-        const size_t chunk = std::min(kChunk, size - begin);
+        const size_t chunk = std::min(kStepChunk, size - begin);
         for (size_t k = begin; k < begin + chunk; ++k)
         {
             params[k] -= start[k];

@@ -19,7 +19,7 @@ namespace
 {
 
 /// Evaluate() walks the dataset in blocks of this many rows to bound its scratch memory.
-constexpr size_t kEvalBlockRows = 1024;
+constexpr size_t kSoftmaxEvalBlockRows = 1024;
 
 /**
  * Per-thread buffers for LossAndGradient. They only grow, so after the first minibatch of a
@@ -204,13 +204,13 @@ SoftmaxModel::Evaluate(std::span<const float> params, const Dataset& data) const
     }
     const float* w = params.data() + m_layout.Offset(0);
     const float* b = params.data() + m_layout.Offset(1);
-    std::vector<float> logits(std::min(total, kEvalBlockRows) * m_classes);
+    std::vector<float> logits(std::min(total, kSoftmaxEvalBlockRows) * m_classes);
 
     double lossSum = 0.0;
     size_t correct = 0;
-    for (size_t start = 0; start < total; start += kEvalBlockRows)
+    for (size_t start = 0; start < total; start += kSoftmaxEvalBlockRows)
     {
-        const size_t rows = std::min(kEvalBlockRows, total - start);
+        const size_t rows = std::min(kSoftmaxEvalBlockRows, total - start);
         CheckLabels("SoftmaxModel", data, start, rows, m_classes);
         // Evaluation covers every example in order, so the dataset rows are read in place.
         Gemm(Op::kNone,
