@@ -33,6 +33,8 @@ enum class Policy
     Variance,   ///< fewest bits whose relative error stays under kappa x the sampling noise
     Hybrid,     ///< Variance's choice, or a coarser rung if the Deadline budget demands it
     Time,       ///< most expected progress per second of round time (time-policy.h)
+    /// DAdaQuant: the QSGD level the server assigned in the model frame (level-policy.h)
+    Dadaquant,
 };
 
 enum class EstimatorKind
@@ -105,6 +107,8 @@ struct RoundInputs
     /// Where the round is expected to end (RateController::RoundEnd when the inputs were
     /// gathered), for `time`.
     RoundEndEstimate roundEnd;
+    /// A level policy's rung: the one of the level the server assigned (level-policy.h).
+    size_t assignedRung = 0;
 };
 
 struct Decision
@@ -172,6 +176,12 @@ class RateController
     const ControllerConfig& Config() const
     {
         return m_config;
+    }
+
+    /// Whether the server chooses the level (a level policy, level-policy.h).
+    bool ServerLed() const
+    {
+        return m_config.policy == Policy::Dadaquant;
     }
 
   private:
