@@ -32,6 +32,10 @@ RuleOf(const nlohmann::json& spec)
     {
         return LevelRule::Dadaquant;
     }
+    if (*policy == "adaquantfl")
+    {
+        return LevelRule::Adaquantfl;
+    }
     return std::nullopt;
 }
 
@@ -206,6 +210,13 @@ ServerLevelPolicy::ServerLevelPolicy(LevelPolicyConfig config)
             m_level = m_dadaquant->Level();
             break;
         case LevelRule::Adaquantfl:
+            m_adaquantfl.emplace(m_config.s0,
+                                 m_config.rungLevels.empty() ? m_config.s0
+                                                             : m_config.rungLevels.front());
+            m_level =
+                std::min(m_config.s0,
+                         m_config.rungLevels.empty() ? m_config.s0 : m_config.rungLevels.front());
+            break;
         case LevelRule::Adagq:
             break;
     }
@@ -242,6 +253,10 @@ ServerLevelPolicy::RoundClosed()
         if (m_dadaquant)
         {
             m_level = m_dadaquant->Next(estimate);
+        }
+        if (m_adaquantfl)
+        {
+            m_level = m_adaquantfl->Next(estimate);
         }
     }
     m_lossSum = 0.0;

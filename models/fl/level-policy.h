@@ -2,12 +2,12 @@
 #define FEDRAN_MODELS_FL_LEVEL_POLICY_H
 
 // The published adaptive-quantization schemes as policies of an "adaptive" uplink
-// ("policy": "dadaquant" | "adaquantfl" | "adagq"): the server decides each sampled client's
-// QSGD level from inputs only it has (the sampled clients' losses and aggregation weights),
-// and the client sends its update at that level. The rules themselves live in
-// dadaquant-policy.h, adaquantfl-policy.h and adagq-policy.h; this unit reads their keys,
-// builds their ladder of QSGD levels when the spec has none, and runs them round by round on
-// the server (ServerLevelPolicy).
+// ("policy": "dadaquant" | "adaquantfl"; AdaGQ's rules are not wired yet): the server
+// decides each sampled client's QSGD level from inputs only it has (the sampled clients'
+// losses and aggregation weights), and the client sends its update at that level. The rules
+// themselves live in dadaquant-policy.h, adaquantfl-policy.h and adagq-policy.h; this unit
+// reads their keys, builds their ladder of QSGD levels when the spec has none, and runs them
+// round by round on the server (ServerLevelPolicy).
 //
 // Protocol (docs/adaptive-bitrate.md): each update frame ends with the client's loss of the
 // round's model, measured before training (loss-report.h); the server feeds the reports of a

@@ -33,8 +33,9 @@ enum class Policy
     Variance,   ///< fewest bits whose relative error stays under kappa x the sampling noise
     Hybrid,     ///< Variance's choice, or a coarser rung if the Deadline budget demands it
     Time,       ///< most expected progress per second of round time (time-policy.h)
-    /// DAdaQuant: the QSGD level the server assigned in the model frame (level-policy.h)
-    Dadaquant,
+    /// A level policy (dadaquant, adaquantfl): the QSGD level the server assigned in the
+    /// model frame (level-policy.h)
+    ServerLevel,
 };
 
 enum class EstimatorKind
@@ -181,7 +182,7 @@ class RateController
     /// Whether the server chooses the level (a level policy, level-policy.h).
     bool ServerLed() const
     {
-        return m_config.policy == Policy::Dadaquant;
+        return m_config.policy == Policy::ServerLevel;
     }
 
   private:

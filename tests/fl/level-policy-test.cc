@@ -86,6 +86,30 @@ TEST(LevelPolicyTest, DadaquantLevelsLagTheRuleByOneRound)
               (std::vector<uint32_t>{1, 2, 5}));
 }
 
+TEST(LevelPolicyTest, AdaquantflRaisesOneLevelForAllAsTheLossFalls)
+{
+    // s0 = 2, ladder 32..1. Round 1's reports give F_0 = 2.0 (weighted: (1 x 100 + 3 x 100)
+    // / 200); round 2 sends ceil(sqrt(2 / 2) x 2) = 2, round 3 ceil(sqrt(2 / 0.5) x 2) = 4,
+    // round 4 ceil(sqrt(2 / 0.4) x 2) = ceil(4.47) = 5: one round behind the losses.
+    const nlohmann::json spec = WithLevelLadder({{"type", "adaptive"}, {"policy", "adaquantfl"}});
+    ASSERT_EQ(spec.at("ladder").size(), 32u);
+    ServerLevelPolicy policy(ParseLevelPolicy(spec, "uplink", 10));
+    const std::vector<uint32_t> unequal = {100, 700};
+    std::vector<uint32_t> sent;
+    sent.push_back(policy.Assign(unequal).at(1));
+    policy.LossReported(100, 1.0);
+    policy.LossReported(100, 3.0);
+    policy.RoundClosed();
+    sent.push_back(policy.Assign(unequal).at(1));
+    policy.LossReported(100, 0.5);
+    policy.RoundClosed();
+    sent.push_back(policy.Assign(unequal).at(1));
+    policy.LossReported(100, 0.4);
+    policy.RoundClosed();
+    EXPECT_EQ(policy.Assign(unequal), (std::vector<uint32_t>{5, 5})); // one level for all
+    EXPECT_EQ(sent, (std::vector<uint32_t>{2, 2, 4}));
+}
+
 TEST(LossReportTest, RidesAtTheEndOfThePayload)
 {
     std::vector<uint8_t> payload = {7, 8, 9};

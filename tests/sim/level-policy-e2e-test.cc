@@ -42,6 +42,21 @@ WriteScenario(const std::filesystem::path& dir)
     WriteFile(dir / "s.json", s.dump());
 }
 
+/// Runs `uplink` on four equal sites at the tiny scenario's step size, at 1 and 2 threads.
+std::map<int, std::set<int>>
+RunTwice(const std::filesystem::path& dir, const nlohmann::json& uplink)
+{
+    nlohmann::json s = TinyScenario(4, 4, 10);
+    s["compression"] = {{"uplink", uplink}};
+    WriteFile(dir / "s.json", s.dump());
+    CommandResult r = RunFedran("run s.json --out one --quiet --threads 1", dir);
+    EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+    r = RunFedran("run s.json --out two --quiet --threads 2", dir);
+    EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+    ExpectSameTraces(dir / "one", dir / "two");
+    return LevelsByRound(dir / "one");
+}
+
 TEST(LevelPolicyE2e, DadaquantDoublesTheServersLevelOnARisingLoss)
 {
     TempDir dir("dadaquant");
@@ -74,6 +89,27 @@ TEST(LevelPolicyE2e, DadaquantDoublesTheServersLevelOnARisingLoss)
         doublings += now == 2 * before;
     }
     EXPECT_GE(doublings, 1);
+}
+
+TEST(LevelPolicyE2e, AdaquantflRaisesTheLevelAsTheLossFalls)
+{
+    TempDir dir("adaquantfl");
+    const std::map<int, std::set<int>> levels =
+        RunTwice(dir.Path(), {{"type", "adaptive"}, {"policy", "adaquantfl"}});
+    ASSERT_EQ(levels.size(), 10u);
+    for (const auto& [round, set] : levels)
+    {
+        EXPECT_EQ(set.size(), 1u) << "round " << round; // one level for all clients
+    }
+    // s_0 = 2 in round 1, and in round 2 (F_0 / F_0: the level lags the losses by a round);
+    // the training loss falls below F_0, so the level rises above s_0, never below it.
+    EXPECT_EQ(*levels.at(1).begin(), 2);
+    EXPECT_EQ(*levels.at(2).begin(), 2);
+    for (const auto& [round, set] : levels)
+    {
+        EXPECT_GE(*set.begin(), 2) << "round " << round;
+    }
+    EXPECT_GT(*levels.at(10).begin(), 2);
 }
 
 } // namespace
