@@ -51,7 +51,7 @@ struct RungProfile
 
 /// Keys of an "adaptive" spec that belong to the controller (models/fl/), not the codec.
 /// The codec accepts them without looking; the controller validates them.
-constexpr std::array<std::string_view, 14> kLadderControllerKeys = {"policy",
+constexpr std::array<std::string_view, 23> kLadderControllerKeys = {"policy",
                                                                     "rung",
                                                                     "safety",
                                                                     "estimator",
@@ -64,7 +64,17 @@ constexpr std::array<std::string_view, 14> kLadderControllerKeys = {"policy",
                                                                     "skip_ratio",
                                                                     "skip_window",
                                                                     "max_staleness",
-                                                                    "rung_schedule"};
+                                                                    "rung_schedule",
+                                                                    // level policies
+                                                                    "psi",
+                                                                    "phi",
+                                                                    "q_min",
+                                                                    "q_max",
+                                                                    "max_level",
+                                                                    "s0",
+                                                                    "lambda_g",
+                                                                    "start_bits",
+                                                                    "max_bits"};
 
 /// The rungs of an "adaptive" codec, as its rate controller sees them (Codec::Ladder()).
 class AdaptiveLadder

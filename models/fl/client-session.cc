@@ -1,5 +1,7 @@
 #include "models/fl/client-session.h"
 
+#include "models/fl/level-policy.h"
+#include "models/fl/loss-report.h"
 #include "models/learning/gradient-spread.h"
 
 #include <stdexcept>
@@ -47,6 +49,13 @@ ClientSession::ResetCodecs()
             control::ParseControllerConfig(m_task->uplinkCodec.Json(),
                                            m_task->uplinkCodec.Path(),
                                            m_ladder->RungCount()));
+        if (m_controller->ServerLed())
+        {
+            m_rungLevels = control::ParseLevelPolicy(m_task->uplinkCodec.Json(),
+                                                     m_task->uplinkCodec.Path(),
+                                                     m_task->training.totalRounds)
+                               .rungLevels;
+        }
     }
 }
 
@@ -110,6 +119,8 @@ void
 ClientSession::AcceptModel(const Frame& frame)
 {
     m_codecs.ModelDecoder().BeginRound(frame.header.round); // as the server's encoder was told
+    // A level policy's level for this round: the header field that carries an update's weight.
+    m_assignedLevel = frame.header.samples;
     m_attack.ModelArrived(*m_task, frame.header.round);
     const uint64_t size = m_task->model->Layout().TotalSize();
     if (m_task->downlinkClientView)
@@ -140,6 +151,10 @@ ClientSession::ComputeSeconds() const
         // The variance rule's gradients at the round's start model, at training's speed.
         work +=
             GradientSpreadExamples(m_task->training.batchSize, kGradientSpreadBatches, examples);
+    }
+    if (m_controller && m_controller->ServerLed())
+    {
+        work += LossReportExamples(*m_task, m_config.clientId); // the loss of the round's model
     }
     return double(work) / m_config.samplesPerSecond;
 }
@@ -189,6 +204,10 @@ ClientSession::TrainAndEncode(uint32_t round)
                                                m_task->training.batchSize,
                                                kGradientSpreadBatches,
                                                m_spreadRng);
+    }
+    if (m_controller && m_controller->ServerLed())
+    {
+        m_reportLoss = ClientLoss(*m_task, m_config.clientId, m_model);
     }
     TrainingResult result = TrainSite(*m_task,
                                       m_config.clientId,
@@ -313,20 +332,35 @@ ClientSession::EncodeAdaptive(uint32_t /* round */,
         }
         return *measured[r];
     };
+    if (m_controller->ServerLed())
+    {
+        in.assignedRung = control::RungForLevel(m_rungLevels, m_assignedLevel);
+    }
     const control::Decision decision = m_controller->Decide(in, measured.size(), measure);
     record.skipped = decision.skip;
     record.predictedBps = decision.predictedBps.value_or(-1.0);
     record.timeBudgetS = decision.timeBudgetS.value_or(-1.0);
     record.measuredBps = m_inputsMeasuredBps;
+    const bool report = m_controller->ServerLed();
     if (decision.skip)
     {
         m_ladder->DiscardTrials();
-        return; // the empty payload says so
+        if (report)
+        {
+            AppendLossReport(payload, m_reportLoss); // the empty codec payload says "skip"
+        }
+        return;
     }
     record.rung = static_cast<int>(decision.rung);
     // fixed compares nothing: its one encoding is the chosen rung's trial.
-    record.predictedPayloadBytes = int64_t(kFrameHeaderSize + measure(decision.rung).payloadBytes);
+    record.predictedPayloadBytes = int64_t(kFrameHeaderSize + measure(decision.rung).payloadBytes +
+                                           (report ? control::kLossReportPayloadBytes : 0));
     m_ladder->Commit(decision.rung, payload, m_codecRng);
+    if (report)
+    {
+        AppendLossReport(payload, m_reportLoss);
+        record.codecLabel = "qsgd(s=" + std::to_string(m_rungLevels.at(decision.rung)) + ")";
+    }
     if (m_device.profile)
     {
         // Every trial is work done before the upload: the chosen one is the encoding itself.

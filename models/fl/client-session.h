@@ -171,6 +171,11 @@ class ClientSession
     /// downlink_reference client_view, kept from the connection on as the frames' reference).
     std::vector<float> m_model;
     uint32_t m_sentRound = 0; ///< round of the last update sent (0: none yet)
+    /// A level policy (level-policy.h): each rung's QSGD level, the level the server assigned
+    /// in this round's model frame, and the loss of that model reported with the update.
+    std::vector<uint32_t> m_rungLevels;
+    uint32_t m_assignedLevel = 0;
+    double m_reportLoss = 0.0;
 
     control::RoundInputs m_inputs;     ///< this round's, for the training thread
     double m_inputsMeasuredBps = -1.0; ///< m_lastMeasuredBps when m_inputs was gathered

@@ -124,6 +124,11 @@ RateController::Decide(const RoundInputs& in, size_t rungCount, const RungMeasur
     }
 
     const Policy policy = m_config.policy;
+    if (ServerLed())
+    {
+        decision.rung = std::clamp(in.assignedRung, allowed.first, allowed.second);
+        return decision;
+    }
     if (policy == Policy::Fixed)
     {
         decision.rung = std::clamp(m_config.fixedRung, allowed.first, allowed.second);

@@ -33,6 +33,9 @@ enum class Policy
     Variance,   ///< fewest bits whose relative error stays under kappa x the sampling noise
     Hybrid,     ///< Variance's choice, or a coarser rung if the Deadline budget demands it
     Time,       ///< most expected progress per second of round time (time-policy.h)
+    /// A level policy (dadaquant, adaquantfl): the QSGD level the server assigned in the
+    /// model frame (level-policy.h)
+    ServerLevel,
 };
 
 enum class EstimatorKind
@@ -105,6 +108,8 @@ struct RoundInputs
     /// Where the round is expected to end (RateController::RoundEnd when the inputs were
     /// gathered), for `time`.
     RoundEndEstimate roundEnd;
+    /// A level policy's rung: the one of the level the server assigned (level-policy.h).
+    size_t assignedRung = 0;
 };
 
 struct Decision
@@ -172,6 +177,12 @@ class RateController
     const ControllerConfig& Config() const
     {
         return m_config;
+    }
+
+    /// Whether the server chooses the level (a level policy, level-policy.h).
+    bool ServerLed() const
+    {
+        return m_config.policy == Policy::ServerLevel;
     }
 
   private:

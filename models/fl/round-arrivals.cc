@@ -3,9 +3,11 @@
 // decoded into the round's rule or discarded as late, and charged to the server's cores;
 // round-coordinator.cc runs the rounds themselves, round-close.cc closes them.
 
+#include "models/fl/loss-report.h"
 #include "models/fl/round-coordinator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fedran
 {
@@ -58,24 +60,35 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
         return;
     }
 
+    // A level policy's loss report ends the payload (loss-report.h).
+    std::span<const uint8_t> payload = frame.payload;
+    double loss = std::nan("");
     try
     {
         CheckUplinkFrame(frame);
+        if (m_levels)
+        {
+            payload = TakeLossReport(payload, loss);
+        }
         if (m_exchange)
         {
-            m_exchange->AddFirst(frame.payload, frame.header.samples);
+            m_exchange->AddFirst(payload, frame.header.samples);
         }
         else
         {
-            AddUpdate(client, frame, record);
+            AddUpdate(client, frame.header.samples, payload, record);
         }
         record.fate = UpdateFate::Accepted;
         // Decoding and folding in take the server's time, in arrival order on its cores.
         record.decodeS = m_clock.DecodeSeconds(m_state.codecs.Uplink(),
                                                m_task->model->Layout(),
-                                               frame.payload,
+                                               payload,
                                                !m_exchange);
         record.foldedS = m_clock.Queue(record.decodeS, m_host.NowSeconds());
+        if (m_levels)
+        {
+            m_levels->LossReported(frame.header.samples, loss);
+        }
     }
     catch (const DecodeError& e)
     {
@@ -95,19 +108,22 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
 }
 
 void
-RoundCoordinator::AddUpdate(uint32_t client, const Frame& frame, UpdateArrivalRecord& record)
+RoundCoordinator::AddUpdate(uint32_t client,
+                            uint32_t samples,
+                            std::span<const uint8_t> payload,
+                            UpdateArrivalRecord& record)
 {
     switch (m_state.codecs.UpdateDecoder(client, m_round)
-                .DecodeUpdate(m_task->model->Layout(), frame.payload, m_state.scratch))
+                .DecodeUpdate(m_task->model->Layout(), payload, m_state.scratch))
     {
         case Arrival::Update:
-            m_state.rule->Add(m_state.scratch, frame.header.samples);
+            m_state.rule->Add(m_state.scratch, samples);
             m_added.push_back(client);
             break;
         case Arrival::SkipReuse:
             // A lazy update whose codec says to reuse the client's last update.
             record.skipped = true;
-            m_state.rule->Add(m_state.scratch, frame.header.samples);
+            m_state.rule->Add(m_state.scratch, samples);
             m_added.push_back(client);
             break;
         case Arrival::SkipOmit:

@@ -73,6 +73,10 @@ RoundCoordinator::EndRound()
                                                      evaluated,
                                                      evaluated ? m_task->data->test.Size() : 0,
                                                      m_host.NowSeconds());
+    if (m_levels)
+    {
+        m_levels->RoundClosed(); // the round's loss reports set the next round's level
+    }
     record.aggregateS = close.aggregateS;
     record.evaluateS = close.evaluateS;
     m_closed = record;

@@ -33,6 +33,12 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
     {
         m_state.optimizer = MakeServerOptimizer(ServerOptimizerConfig{}); // the plain mean
     }
+    const CodecSpec& uplink = m_task->uplinkCodec;
+    if (!m_config.episodic && !uplink.Empty() && control::IsLevelPolicy(uplink.Json()))
+    {
+        m_levels = std::make_unique<control::ServerLevelPolicy>(
+            control::ParseLevelPolicy(uplink.Json(), uplink.Path(), m_config.rounds));
+    }
 }
 
 RoundCoordinator::~RoundCoordinator() = default;
@@ -234,8 +240,20 @@ RoundCoordinator::StartRound()
     {
         modelEncoder.Encode(m_task->model->Layout(), m_state.global, m_state.codecRng, shared);
     }
-    for (uint32_t client : m_selected)
+    // A level policy's levels for the sampled clients, by their FedAvg weights.
+    std::vector<uint32_t> levels(m_selected.size(), 0);
+    if (m_levels)
     {
+        std::vector<uint32_t> samples;
+        for (uint32_t client : m_selected)
+        {
+            samples.push_back(static_cast<uint32_t>(m_task->partition.at(client).size()));
+        }
+        levels = m_levels->Assign(samples);
+    }
+    for (size_t i = 0; i < m_selected.size(); ++i)
+    {
+        const uint32_t client = m_selected[i];
         if (!state.empty())
         {
             // Before the model, so that the client's encoder has it when training ends.
@@ -247,7 +265,8 @@ RoundCoordinator::StartRound()
             modelEncoder.Id(),
             m_task->downlinkClientView
                 ? m_views.Encode(client, m_round, m_state.global, m_state.codecRng, m_state.scratch)
-                : shared);
+                : shared,
+            levels[i]);
     }
     // Nobody to wait for still takes the deadline, as a real server's round would.
     ArmDeadline();
@@ -257,10 +276,11 @@ void
 RoundCoordinator::SendToClient(uint32_t client,
                                FrameType type,
                                uint16_t codec,
-                               std::span<const uint8_t> payload)
+                               std::span<const uint8_t> payload,
+                               uint32_t level)
 {
     std::vector<uint8_t> frame =
-        EncodeFrame(MakeFrameHeader(type, codec, m_round, client), payload);
+        EncodeFrame(MakeFrameHeader(type, codec, m_round, client, level), payload);
     m_host.FrameSent(m_round, client, frame.size());
     m_host.Send(client, std::move(frame));
 }

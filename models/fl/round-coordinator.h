@@ -10,6 +10,7 @@
 #include "models/fl/bucket-assembler.h"
 #include "models/fl/client-view-encoder.h"
 #include "models/fl/federated-task.h"
+#include "models/fl/level-policy.h"
 #include "models/fl/server-clock.h"
 #include "models/fl/server-coordinator.h"
 #include "models/fl/server-state.h"
@@ -93,7 +94,10 @@ class RoundCoordinator : public ServerCoordinator
     /// Throws DecodeError unless an update or reply frame names the uplink codec and a weight.
     void CheckUplinkFrame(const Frame& frame) const;
     /// Decodes a one-exchange update into the rule (or reuses / omits a skip).
-    void AddUpdate(uint32_t client, const Frame& frame, UpdateArrivalRecord& record);
+    void AddUpdate(uint32_t client,
+                   uint32_t samples,
+                   std::span<const uint8_t> payload,
+                   UpdateArrivalRecord& record);
     void StartRound();
     void EndRound();
     /// Two-exchange codecs: combines the first payloads and asks their senders for replies.
@@ -102,10 +106,12 @@ class RoundCoordinator : public ServerCoordinator
     /// Marks a selected client as answered (or failed) and ends the round when none remain.
     void SettleClient(uint32_t client);
     void RemoveClient(uint32_t client, UpdateFate fate, const std::string& why);
+    /// `level`: a level policy's QSGD level for the client's update (model frames only).
     void SendToClient(uint32_t client,
                       FrameType type,
                       uint16_t codec,
-                      std::span<const uint8_t> payload);
+                      std::span<const uint8_t> payload,
+                      uint32_t level = 0);
     /// The first round starts (or, episodic, the join is only reported).
     void CloseJoin();
     void ArmDeadline();
@@ -132,6 +138,8 @@ class RoundCoordinator : public ServerCoordinator
     std::vector<uint32_t> m_added; ///< clients whose update went into m_rule, in Add order
     /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).
     std::unique_ptr<RoundExchange> m_exchange;
+    /// A level policy of the uplink (level-policy.h); nullptr otherwise.
+    std::unique_ptr<control::ServerLevelPolicy> m_levels;
     uint32_t m_episodeEnd = 0;                 ///< episodic: the episode's last round
     bool m_firstPhase = false;                 ///< two-exchange round waiting for first payloads
     std::vector<uint32_t> m_contributors;      ///< clients whose first payload was combined

@@ -29,6 +29,9 @@ struct UpdateSentRecord
     /// Estimated variance of the minibatch gradient (TrainingResult::gradVariance)
     double gradVariance = 0.0;
     std::string codec;
+    /// What clients.csv's `codec` column says of this update when more than the uplink
+    /// codec's type: a level policy's level, "qsgd(s=4)" (empty: the type).
+    std::string codecLabel;
     /// A two-exchange codec's reply to the server (frameBytes only; no training behind it).
     bool reply = false;
     // With an "adaptive" uplink (otherwise rung < 0 and the rest unset):

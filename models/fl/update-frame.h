@@ -11,7 +11,9 @@
 //   6  codec        u16  codec id (compression/codec-registry.cc)
 //   8  round        u32
 //  12  client       u32
-//  16  samples      u32  examples behind an update or reply (FedAvg weight); 0 from the server
+//  16  samples      u32  examples behind an update or reply (FedAvg weight); 0 from the server,
+//                        except a model frame under a level policy: the QSGD level the client
+//                        is to send its update at (models/fl/level-policy.h)
 //  20  length       u32  payload bytes that follow the header
 //  24  crc32        u32  zlib CRC-32 of header bytes 0..23 followed by the payload
 

@@ -29,6 +29,9 @@ struct ClientRow
     double gradVariance = 0.0;
     uint64_t rawBytes = 0;
     uint64_t payloadBytes = 0;
+    /// The `codec` column when it says more than the uplink codec's type (a level policy's
+    /// "qsgd(s=4)"); empty: the uplink codec.
+    std::string codec;
     int64_t predictedPayloadBytes = -1; ///< adaptive: the chosen rung's trial frame
     uint64_t downlinkBytes = 0;
     UpdateFate fate = UpdateFate::Late;

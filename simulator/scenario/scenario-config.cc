@@ -3,6 +3,7 @@
 
 #include "compression/adaptive-ladder.h"
 #include "compression/codec-spec.h"
+#include "models/fl/level-policy.h"
 #include "models/fl/rate-controller.h"
 #include "models/link-config/link-types.h"
 #include "simulator/scenario/config-readers.h"
@@ -233,8 +234,11 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     ReadHubs(scenario, config, errors);
     ReadAggregators(scenario, config, errors);
 
+    // A level policy without a ladder gets its QSGD levels (models/fl/level-policy.h).
     config.uplinkCodec =
-        ReadCodecSpec(scenario.at("compression").at("uplink"), "compression.uplink", errors);
+        ReadCodecSpec(control::WithLevelLadder(scenario.at("compression").at("uplink")),
+                      "compression.uplink",
+                      errors);
     config.downlinkCodec =
         ReadCodecSpec(scenario.at("compression").at("downlink"), "compression.downlink", errors);
     config.downlinkClientView =
@@ -362,6 +366,27 @@ CheckCrossFields(const ScenarioConfig& config, std::vector<std::string>& errors)
     }
 }
 
+/// What a level policy's protocol (models/fl/level-policy.h) does not carry.
+void
+CheckLevelPolicy(const ScenarioConfig& config, std::vector<std::string>& errors)
+{
+    const std::string policy = config.uplinkCodec.Json().at("policy").get<std::string>();
+    const std::string prefix = "compression.uplink.policy: \"" + policy + "\" ";
+    if (config.server.async)
+    {
+        errors.push_back(prefix + "runs in synchronous rounds (server.mode \"sync\")");
+    }
+    if (config.training.pipelining.layerwise)
+    {
+        errors.push_back(prefix + "sends whole updates (training.pipelining is layerwise)");
+    }
+    if (config.Hierarchical())
+    {
+        errors.push_back(prefix + "needs the server to see every update (network.hubs[] " +
+                         "has an aggregator)");
+    }
+}
+
 /// What the uplink and downlink codecs may not be (their specs were checked as they were read).
 void
 CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
@@ -384,6 +409,11 @@ CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
         try
         {
             control::ParseControllerConfig(up.Json(), up.Path(), up.Children().size());
+            if (control::IsLevelPolicy(up.Json()))
+            {
+                control::ParseLevelPolicy(up.Json(), up.Path(), config.rounds);
+                CheckLevelPolicy(config, errors);
+            }
         }
         catch (const CodecConfigError& e)
         {

@@ -157,6 +157,7 @@ FlStatsHelper::UpdateSent(const fedran::UpdateSentRecord& record)
     row.updateNorm = record.updateNorm;
     row.gradVariance = record.gradVariance;
     row.rawBytes = record.rawBytes;
+    row.codec = record.codecLabel;
     row.payloadBytes += record.frameBytes;
     row.predictedPayloadBytes = record.predictedPayloadBytes;
     row.rung = record.rung;
