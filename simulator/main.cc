@@ -30,6 +30,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -169,11 +170,13 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                               "",
                               estimateJson);
         progress.Finish();
-        std::printf("%s: %u rounds, final test accuracy %.4f, simulated %.1f s, "
+        const bool forecasting = !std::isnan(totals.finalNrmse);
+        std::printf("%s: %u rounds, final test %s %.4f, simulated %.1f s, "
                     "uplink %s, downlink %s on the wire, wall %.1f s\nresults in %s\n",
                     config.name.c_str(),
                     totals.rounds,
-                    totals.finalAccuracy,
+                    forecasting ? "NRMSE" : "accuracy",
+                    forecasting ? totals.finalNrmse : totals.finalAccuracy,
                     totals.simTimeS,
                     ns3::HumanBytes(totals.uplinkWireBytes).c_str(),
                     ns3::HumanBytes(totals.downlinkWireBytes).c_str(),

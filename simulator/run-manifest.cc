@@ -135,6 +135,7 @@ WriteRunManifest(const std::string& outDir,
         manifest["wall_time_s"] = wallSeconds;
         manifest["result"] = {{"rounds", totals.rounds},
                               {"final_test_accuracy", totals.finalAccuracy},
+                              {"final_test_nrmse", totals.finalNrmse},
                               {"sim_time_s", totals.simTimeS},
                               {"uplink_payload_bytes", totals.uplinkPayloadBytes},
                               {"downlink_payload_bytes", totals.downlinkPayloadBytes},
