@@ -263,6 +263,8 @@ ExpectLearnsASine(RecurrentCell cell)
     }
     const double before = model.Evaluate(start, test).loss;
     const double after = model.Evaluate(trained, test).loss;
+    testing::Test::RecordProperty("test_mse_before", testing::PrintToString(before));
+    testing::Test::RecordProperty("test_mse_after", testing::PrintToString(after));
     EXPECT_GT(before, 0.1);
     EXPECT_LT(after, 0.1 * before) << "before " << before << " after " << after;
 }
