@@ -1,6 +1,6 @@
 #include "models/learning/recurrent-layer.h"
 
-#include "compression/portable-math.h"
+#include "models/learning/activations.h"
 #include "models/learning/gemm.h"
 #include "models/learning/scratch.h"
 
@@ -14,26 +14,10 @@ namespace fedran
 namespace
 {
 
-/// Floating-point operations charged for one logistic or tanh: pmath::Exp is a range
-/// reduction and a polynomial (about 15 operations), then an add and a divide. An estimate,
+/// Floating-point operations charged for one logistic or tanh (activations.h): a range
+/// reduction, a degree-7 polynomial, the scaling, then an add and a divide. An estimate,
 /// used only for the simulated compute clock.
 constexpr double kNonlinearityFlops = 20.0;
-
-/// The logistic function through the portable exponential (glibc's exp differs between CPUs).
-float
-Sigmoid(float x)
-{
-    return static_cast<float>(1.0 / (1.0 + pmath::Exp(-static_cast<double>(x))));
-}
-
-/// tanh(x) = sign(x) (1 - e^{-2|x|}) / (1 + e^{-2|x|}), in double: no overflow, and the
-/// cancellation for small |x| costs nothing at float precision.
-float
-Tanh(float x)
-{
-    const double e = pmath::Exp(-2.0 * std::abs(static_cast<double>(x)));
-    return static_cast<float>(std::copysign((1.0 - e) / (1.0 + e), static_cast<double>(x)));
-}
 
 const char* const kLstmGates[] = {"i", "f", "g", "o"};
 const char* const kGruGates[] = {"r", "z", "n"};
@@ -150,21 +134,24 @@ RecurrentLayer::LstmSteps(const float* params, size_t steps, size_t n, Recurrent
         Gemm(Op::kNone, Op::kTranspose, n, gh, hidden, hPrev, hidden, whh, hidden, a, gh, true);
         for (size_t i = 0; i < n; ++i)
         {
+            // Gate by gate over contiguous blocks, so that the activations vectorise.
             float* row = a + i * gh;
+            for (size_t j = 0; j < gh; ++j)
+            {
+                row[j] += bias[j];
+            }
+            SigmoidInPlace(row, 2 * hidden); // i, f
+            TanhInPlace(row + 2 * hidden, hidden);
+            SigmoidInPlace(row + 3 * hidden, hidden);
+            const size_t k = i * hidden;
             for (size_t j = 0; j < hidden; ++j)
             {
-                const size_t k = i * hidden + j;
-                const float in = Sigmoid(row[j] + bias[j]);
-                const float forget = Sigmoid(row[hidden + j] + bias[hidden + j]);
-                const float cand = Tanh(row[2 * hidden + j] + bias[2 * hidden + j]);
-                const float out = Sigmoid(row[3 * hidden + j] + bias[3 * hidden + j]);
-                row[j] = in;
-                row[hidden + j] = forget;
-                row[2 * hidden + j] = cand;
-                row[3 * hidden + j] = out;
-                cNext[k] = forget * cPrev[k] + in * cand;
-                tc[k] = Tanh(cNext[k]);
-                hNext[k] = out * tc[k];
+                cNext[k + j] = row[hidden + j] * cPrev[k + j] + row[j] * row[2 * hidden + j];
+            }
+            Tanh(cNext + k, tc + k, hidden);
+            for (size_t j = 0; j < hidden; ++j)
+            {
+                hNext[k + j] = row[3 * hidden + j] * tc[k + j];
             }
         }
     }
@@ -192,18 +179,23 @@ RecurrentLayer::GruSteps(const float* params, size_t steps, size_t n, RecurrentT
         {
             float* row = a + i * gh;
             const float* hrow = hh + i * gh;
+            const size_t k = i * hidden;
+            for (size_t j = 0; j < 2 * hidden; ++j)
+            {
+                row[j] = row[j] + bias[j] + hrow[j];
+            }
+            SigmoidInPlace(row, 2 * hidden); // r, z
             for (size_t j = 0; j < hidden; ++j)
             {
-                const size_t k = i * hidden + j;
-                const float reset = Sigmoid(row[j] + bias[j] + hrow[j]);
-                const float update = Sigmoid(row[hidden + j] + bias[hidden + j] + hrow[hidden + j]);
                 const float uv = hrow[2 * hidden + j] + biasHn[j];
-                const float cand = Tanh(row[2 * hidden + j] + bias[2 * hidden + j] + reset * uv);
-                row[j] = reset;
-                row[hidden + j] = update;
-                row[2 * hidden + j] = cand;
-                ut[k] = uv;
-                hNext[k] = (1.0f - update) * cand + update * hPrev[k];
+                ut[k + j] = uv;
+                row[2 * hidden + j] = row[2 * hidden + j] + bias[2 * hidden + j] + row[j] * uv;
+            }
+            TanhInPlace(row + 2 * hidden, hidden);
+            for (size_t j = 0; j < hidden; ++j)
+            {
+                const float update = row[hidden + j];
+                hNext[k + j] = (1.0f - update) * row[2 * hidden + j] + update * hPrev[k + j];
             }
         }
     }

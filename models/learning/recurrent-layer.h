@@ -2,7 +2,7 @@
 #define FEDRAN_MODELS_LEARNING_RECURRENT_LAYER_H
 
 // One LSTM or GRU layer run over a whole sequence, forward and back through time, on the
-// project's deterministic matrix products (gemm.h) and elementary functions (pmath), so that a
+// project's deterministic matrix products (gemm.h) and activations (activations.h), so that a
 // recurrent model gives the same bits on every x86-64 host. Equations: docs/forecasting-models.md.
 
 #include "compression/codec.h"
