@@ -120,7 +120,7 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
     task->seed = config.seed;
     try
     {
-        task->model = MakeModel(config.model, split.data.train.features, split.data.train.classes);
+        task->model = MakeModel(config.model, split.data.train.Shape());
     }
     catch (const std::invalid_argument& e)
     {
