@@ -153,12 +153,16 @@ class MilanAccumulator
         }
     }
 
-    TrafficSeries Finish()
+    TrafficSeries Finish(uint32_t maxCells)
     {
         TrafficSeries out;
         out.firstStampMs = m_first;
         for (auto& [square, series] : m_series)
         {
+            if (maxCells > 0 && out.cells.size() == maxCells)
+            {
+                break;
+            }
             series.resize(m_steps, std::numeric_limits<double>::quiet_NaN());
             for (double& value : series)
             {
@@ -224,7 +228,7 @@ ParseTrafficSignal(const std::string& name)
 }
 
 TrafficSeries
-ReadMilanFiles(const std::vector<std::string>& files, TrafficSignal signal)
+ReadMilanFiles(const std::vector<std::string>& files, TrafficSignal signal, uint32_t maxCells)
 {
     MilanAccumulator accumulator(signal);
     size_t rows = 0;
@@ -269,7 +273,7 @@ ReadMilanFiles(const std::vector<std::string>& files, TrafficSignal signal)
         throw DataError(files.empty() ? std::string("no Milan files given")
                                       : files.front() + ": no data rows in the Milan files");
     }
-    return accumulator.Finish();
+    return accumulator.Finish(maxCells);
 }
 
 std::vector<std::string>

@@ -39,8 +39,13 @@ TrafficSignal ParseTrafficSignal(const std::string& name);
  * is not a number (ids and stamps: integers; the rest: non-negative decimals), a stamp that is
  * not on the 10-minute grid of the first one or precedes it, and for a file that cannot be
  * opened or a list without any data row.
+ *
+ * maxCells > 0 keeps only the first maxCells squares in id order (and counts only their
+ * missing values).
  */
-TrafficSeries ReadMilanFiles(const std::vector<std::string>& files, TrafficSignal signal);
+TrafficSeries ReadMilanFiles(const std::vector<std::string>& files,
+                             TrafficSignal signal,
+                             uint32_t maxCells = 0);
 
 /**
  * The files named sms-call-internet-mi-*.txt in `folder`, sorted by name (that is, by date).

@@ -79,6 +79,10 @@ TEST_F(MilanReaderTest, SumsCountryCodesPicksSignalsAndFillsMissing)
     // Square 1 steps 1 and 2 (2's internet field is empty), square 2 step 3.
     EXPECT_EQ(internet.missing, 3u);
 
+    const TrafficSeries first = ReadMilanFiles(files, TrafficSignal::Internet, 1);
+    EXPECT_EQ(first.cells, (std::vector<uint32_t>{1}));
+    EXPECT_EQ(first.missing, 2u);
+
     const TrafficSeries sms = ReadMilanFiles(files, TrafficSignal::Sms);
     EXPECT_EQ(sms.values[1][0], 3.5);
     EXPECT_EQ(sms.values[0][2], 2.0);
