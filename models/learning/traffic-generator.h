@@ -29,7 +29,8 @@ struct TrafficGeneratorConfig
     double weekendMax = 1.4;
     double noiseSd = 0.19; ///< stationary sd of the AR(1) log noise
     double noisePhi = 0.9; ///< its lag-one coefficient
-    double burstsPerCellWeek = 0.5;
+    /// Burst centres per cell and week; each burst covers up to (2 burstRadius + 1)^2 cells.
+    double burstsPerCellWeek = 0.05;
     double burstMin = 1.9; ///< a burst multiplies traffic by U[burstMin, burstMax]
     double burstMax = 6.6;
     uint32_t burstRadius = 1; ///< cells within this many squares (Chebyshev) share a burst
