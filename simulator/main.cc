@@ -125,6 +125,7 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
         progress.RoundEnded(r, t);
     };
     const nlohmann::json estimateJson = estimate.ToJson();
+    const nlohmann::json& dataReport = experiment.Task().dataReport;
     auto wallSeconds = [&wallStart] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     };
@@ -139,7 +140,8 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                               {},
                               0.0,
                               "",
-                              estimateJson);
+                              estimateJson,
+                              dataReport);
         ns3::RunTotals totals = experiment.Run(config.outputDir, observer);
         const double wall = wallSeconds();
         if (totals.stopSignal != 0)
@@ -151,7 +153,8 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                                   totals,
                                   wall,
                                   name,
-                                  estimateJson);
+                                  estimateJson,
+                                  dataReport);
             progress.Finish();
             std::fprintf(stderr,
                          "fedran: interrupted by %s after %u of %u rounds; the rows of those "
@@ -168,7 +171,8 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                               totals,
                               wall,
                               "",
-                              estimateJson);
+                              estimateJson,
+                              dataReport);
         progress.Finish();
         const bool forecasting = !std::isnan(totals.finalNrmse);
         std::printf("%s: %u rounds, final test %s %.4f, simulated %.1f s, "
@@ -206,7 +210,8 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                               {},
                               wallSeconds(),
                               failure,
-                              estimateJson);
+                              estimateJson,
+                              dataReport);
     }
     catch (const std::exception&)
     {

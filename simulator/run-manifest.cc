@@ -99,7 +99,8 @@ WriteRunManifest(const std::string& outDir,
                  const RunTotals& totals,
                  double wallSeconds,
                  const std::string& note,
-                 const nlohmann::json& estimate)
+                 const nlohmann::json& estimate,
+                 const nlohmann::json& dataReport)
 {
     nlohmann::ordered_json manifest;
     manifest["status"] = StatusName(status);
@@ -159,6 +160,13 @@ WriteRunManifest(const std::string& outDir,
     if (!estimate.is_null())
     {
         manifest["estimate"] = estimate;
+    }
+    if (dataReport.is_object())
+    {
+        for (const auto& [key, value] : dataReport.items())
+        {
+            manifest[key] = value;
+        }
     }
     manifest["scenario"] = config.resolved;
     fedran::RecordOutputFile(outDir, "run.json");
