@@ -15,7 +15,7 @@ namespace
 {
 
 /// Evaluate() walks the dataset in blocks of this many rows to bound its scratch memory.
-constexpr size_t kEvalBlockRows = 256;
+constexpr size_t kRecurrentEvalBlockRows = 256;
 
 /// Per-thread buffers of one call; they only grow.
 struct RecurrentScratch
@@ -58,7 +58,7 @@ RecurrentModel::RecurrentModel(RecurrentCell cell,
     , m_features(shape.features)
     , m_sequence(shape.sequence)
     , m_outputs(shape.outputs)
-    , m_head(CheckedHidden(cell, shape, hidden, layers) + shape.features - shape.sequence,
+    , m_head(CheckedHidden(cell, shape, hidden, layers) + 1 + shape.features - shape.sequence,
              {shape.outputs})
 {
     const std::string prefix = cell == RecurrentCell::kLstm ? "lstm" : "gru";
@@ -120,18 +120,24 @@ RecurrentModel::Forward(const float* params, const float* rows, size_t n) const
     {
         in = m_layers[l].Forward(params + m_layerOffsets[l], in, steps, n, scratch.traces[l]);
     }
-    // The head reads the top layer's last output and the side features side by side.
+    // The head reads the top layer's last output, the window's last value and the side
+    // features: the last value is a linear autoregressive path beside the recurrent one (as
+    // LSTNet's, Lai et al., SIGIR 2018), which lets the forecast follow a level far outside the
+    // training range (a traffic burst) where the saturating gates alone cannot. One value, not
+    // the whole window: thirty-odd nearly equal inputs would make plain SGD unstable at the
+    // learning rates the recurrent weights need.
     const size_t hidden = m_layers.back().Hidden();
     const size_t side = m_features - m_sequence;
-    const size_t width = hidden + side;
+    const size_t width = hidden + 1 + side;
     float* headIn = GrowScratch(scratch.headIn, n * width);
     const float* last = in + (steps - 1) * n * hidden;
     for (size_t i = 0; i < n; ++i)
     {
-        std::memcpy(headIn + i * width, last + i * hidden, hidden * sizeof(float));
-        std::memcpy(headIn + i * width + hidden,
-                    rows + i * m_features + m_sequence,
-                    side * sizeof(float));
+        float* to = headIn + i * width;
+        std::memcpy(to, last + i * hidden, hidden * sizeof(float));
+        std::memcpy(to + hidden,
+                    rows + i * m_features + m_sequence - 1,
+                    (1 + side) * sizeof(float));
     }
     return m_head.Forward(params + m_headOffset, headIn, n);
 }
@@ -214,9 +220,9 @@ RecurrentModel::Evaluate(std::span<const float> params, const Dataset& data) con
     CheckForecastData(m_name, data, m_outputs);
     ForecastErrors errors;
     const size_t total = data.Size();
-    for (size_t start = 0; start < total; start += kEvalBlockRows)
+    for (size_t start = 0; start < total; start += kRecurrentEvalBlockRows)
     {
-        const size_t count = std::min(kEvalBlockRows, total - start);
+        const size_t count = std::min(kRecurrentEvalBlockRows, total - start);
         errors.Add(Forward(params.data(), data.Row(start), count), data, start, count);
     }
     return errors.Result();

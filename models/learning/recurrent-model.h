@@ -21,11 +21,12 @@ namespace fedran
 /**
  * The first `sequence` features of a row (the closeness window, oldest first) are fed one value
  * per step through `layers` stacked recurrent layers of `hidden` units; the last step's hidden
- * state of the top layer, concatenated with the row's remaining (side) features, goes through
- * one dense layer to the `outputs` predictions.
+ * state of the top layer, concatenated with the window's last value (a linear autoregressive
+ * path beside the recurrent one, as LSTNet's) and the row's side features, goes through one
+ * dense layer to the `outputs` predictions.
  *
  * Layout: each layer's tensors (RecurrentLayer: "lstm1.weight_ih_i" {H, 1}, ...,
- * "lstm2.weight_ih_i" {H, H}, ...), then "fc1.weight" {outputs, H + side}, "fc1.bias"
+ * "lstm2.weight_ih_i" {H, H}, ...), then "fc1.weight" {outputs, H + 1 + side}, "fc1.bias"
  * {outputs}. Holds shapes only: one instance serves every client, concurrent calls are safe.
  */
 class RecurrentModel : public Model

@@ -16,7 +16,7 @@ namespace fedran
 namespace
 {
 
-constexpr size_t kEvalBlockRows = 256;
+constexpr size_t kTemporalMlpEvalBlockRows = 256;
 
 std::vector<uint32_t>
 Widths(const DataShape& shape, std::vector<uint32_t> hidden)
@@ -114,9 +114,9 @@ TemporalMlpModel::Evaluate(std::span<const float> params, const Dataset& data) c
     CheckForecastData("TemporalMlpModel", data, m_outputs);
     ForecastErrors errors;
     const size_t total = data.Size();
-    for (size_t start = 0; start < total; start += kEvalBlockRows)
+    for (size_t start = 0; start < total; start += kTemporalMlpEvalBlockRows)
     {
-        const size_t count = std::min(kEvalBlockRows, total - start);
+        const size_t count = std::min(kTemporalMlpEvalBlockRows, total - start);
         errors.Add(m_stack.Forward(params.data(), data.Row(start), count), data, start, count);
     }
     return errors.Result();

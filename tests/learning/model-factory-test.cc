@@ -115,10 +115,10 @@ TEST(ModelFactory, BuildsForecastersFromTheDataShape)
     const DataShape shape{39, 0, 1, 36}; // a 36-step window and 3 side features
     const auto lstm = MakeModel(json{{"type", "lstm"}}, shape);
     EXPECT_EQ(lstm->Layout().Tensors()[0].name, "lstm1.weight_ih_i");
-    EXPECT_EQ(lstm->Layout().TotalSize(), 4u * 32 * (1 + 32 + 1) + 35 + 1);
+    EXPECT_EQ(lstm->Layout().TotalSize(), 4u * 32 * (1 + 32 + 1) + 36 + 1);
     const auto gru = MakeModel(json{{"type", "gru"}, {"hidden", 8}, {"layers", 2}}, shape);
     EXPECT_EQ(gru->Layout().TotalSize(),
-              3u * 8 * (1 + 8 + 1) + 8 + 3u * 8 * (8 + 8 + 1) + 8 + 11 + 1);
+              3u * 8 * (1 + 8 + 1) + 8 + 3u * 8 * (8 + 8 + 1) + 8 + 12 + 1);
     const auto mlp = MakeModel(json{{"type", "temporal_mlp"}, {"hidden", {16}}}, shape);
     EXPECT_EQ(mlp->Layout().TotalSize(), 16u * 39 + 16 + 16 + 1);
     EXPECT_EQ(MakeModel(json{{"type", "temporal_mlp"}}, shape)->Layout().TotalSize(),

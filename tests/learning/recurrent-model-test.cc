@@ -40,7 +40,6 @@ ReferenceLoss(RecurrentCell cell,
 {
     const size_t gates = cell == RecurrentCell::kLstm ? 4 : 3;
     const size_t hSize = hidden;
-    const size_t side = data.features - data.sequence;
     double total = 0.0;
     for (uint32_t row : rows)
     {
@@ -107,11 +106,11 @@ ReferenceLoss(RecurrentCell cell,
             }
             in = out;
         }
-        // Head: [h_T, side features] -> outputs.
+        // Head: [h_T, the window's last value, side features] -> outputs.
         std::vector<double> z = in.back();
-        for (size_t k = 0; k < side; ++k)
+        for (size_t k = data.sequence - 1; k < data.features; ++k)
         {
-            z.push_back(x[data.sequence + k]);
+            z.push_back(x[k]);
         }
         const double* w = params.data() + offset;
         const double* bias = w + data.outputs * z.size();
@@ -172,8 +171,8 @@ TEST(RecurrentModel, LstmLayoutNamesEveryGate)
     EXPECT_EQ(tensors[12].name, "lstm2.weight_ih_i");
     EXPECT_EQ(tensors[12].shape, (std::vector<uint32_t>{8, 8}));
     EXPECT_EQ(tensors[24].name, "fc1.weight");
-    EXPECT_EQ(tensors[24].shape, (std::vector<uint32_t>{2, 8 + 3}));
-    EXPECT_EQ(model.Layout().TotalSize(), 4u * 8 * (1 + 8 + 1) + 4u * 8 * (8 + 8 + 1) + 2 * 11 + 2);
+    EXPECT_EQ(tensors[24].shape, (std::vector<uint32_t>{2, 8 + 1 + 3}));
+    EXPECT_EQ(model.Layout().TotalSize(), 4u * 8 * (1 + 8 + 1) + 4u * 8 * (8 + 8 + 1) + 2 * 12 + 2);
 
     // Forget biases start at 1, the other biases at 0.
     const std::vector<float> params = InitialParams(model, 1);
@@ -193,7 +192,7 @@ TEST(RecurrentModel, GruLayoutHasTheResetBiasApart)
     ASSERT_EQ(tensors.size(), 10u + 2);
     EXPECT_EQ(tensors[2].name, "gru1.weight_ih_n");
     EXPECT_EQ(tensors[9].name, "gru1.bias_hn");
-    EXPECT_EQ(model.Layout().TotalSize(), 3u * 5 * (1 + 5 + 1) + 5 + 5 + 1);
+    EXPECT_EQ(model.Layout().TotalSize(), 3u * 5 * (1 + 5 + 1) + 5 + 6 + 1);
     EXPECT_EQ(model.ForwardFlopsPerTensor().size(), tensors.size());
     // weight_hh: a multiply-add per weight and step.
     EXPECT_EQ(model.ForwardFlopsPerTensor()[3], 2.0 * 5 * 5 * 6);
@@ -307,8 +306,8 @@ GradientHash(RecurrentCell cell)
 // forecaster.
 TEST(RecurrentModel, GradientBitsAreTheSameOnEveryHost)
 {
-    EXPECT_EQ(GradientHash(RecurrentCell::kLstm), 11100746679567303467ull);
-    EXPECT_EQ(GradientHash(RecurrentCell::kGru), 10519440065931251761ull);
+    EXPECT_EQ(GradientHash(RecurrentCell::kLstm), 11322198379611199749ull);
+    EXPECT_EQ(GradientHash(RecurrentCell::kGru), 1765236413356708028ull);
 }
 
 TEST(RecurrentModel, ConcurrentCallsMatchSerialResults)
