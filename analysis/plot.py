@@ -188,8 +188,19 @@ def save(fig, out_dir, stem, formats, written):
 
 # Figures ------------------------------------------------------------------------------------
 
+def quality_metric(rounds):
+    """(column, axis label, name) of the run's quality metric: test accuracy, or for a
+    forecasting task (whose test_accuracy is empty) the test NRMSE, lower is better."""
+    if rounds["test_accuracy"].isna().all() and "test_nrmse" in rounds.columns \
+            and rounds["test_nrmse"].notna().any():
+        return "test_nrmse", "test NRMSE (lower is better)", "nrmse"
+    return "test_accuracy", "test accuracy", "accuracy"
+
+
 def accuracy_figure(title, frame, x_column, xlabel, traffic, out_dir, stem, formats, written):
-    stats = per_round(frame, x_column, "test_accuracy")
+    column, ylabel, name = quality_metric(frame)
+    stem = stem.replace("accuracy", name)
+    stats = per_round(frame, x_column, column)
     labels = list(dict.fromkeys(frame["label"]))
     styles = style_for(labels)
     scale, unit = 1.0, None
@@ -212,7 +223,7 @@ def accuracy_figure(title, frame, x_column, xlabel, traffic, out_dir, stem, form
     if x_column == "round":
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("test accuracy")
+    ax.set_ylabel(ylabel)
     ax.grid(True, which="both", alpha=0.3)
     seeds = int(frame.groupby("label")["seed"].nunique().max())
     ax.set_title(f"{title}: mean and 95% band over {seeds} seeds" if seeds > 1 else title)

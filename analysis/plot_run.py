@@ -44,16 +44,17 @@ def main():
 
     unit, scale = plot.byte_unit(max(rounds["cumulative_wire_bytes"].max(), 1))
     traffic = rounds["cumulative_wire_bytes"] / scale
+    column, ylabel, metric = plot.quality_metric(rounds)
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    left.plot(traffic, rounds["test_accuracy"], marker="o", markersize=3)
+    left.plot(traffic, rounds[column], marker="o", markersize=3)
     left.set_xlabel(f"cumulative traffic on the backhaul wire, up + down ({unit})")
-    left.set_ylabel("test accuracy")
-    right.plot(rounds["sim_time_s"], rounds["test_accuracy"], marker="o", markersize=3)
+    left.set_ylabel(ylabel)
+    right.plot(rounds["sim_time_s"], rounds[column], marker="o", markersize=3)
     right.set_xlabel("simulated time (s)")
     for ax in (left, right):
         ax.grid(True, alpha=0.3)
-    fig.suptitle(f"{name}: {len(rounds)} rounds, final accuracy "
-                 f"{rounds['test_accuracy'].iloc[-1]:.3f}")
+    fig.suptitle(f"{name}: {len(rounds)} rounds, final {metric} "
+                 f"{rounds[column].iloc[-1]:.3f}")
     fig.tight_layout()
     run_outputs.record(args.run_dir, [out])  # before writing: see run_outputs.py
     fig.savefig(out, dpi=120)

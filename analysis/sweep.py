@@ -48,19 +48,55 @@ import trace_schema
 
 DEFAULT_TARGETS = "0.7,0.8"
 # rounds.csv columns collect() reads (the cumulative byte columns only when present).
-ROUND_COLUMNS = trace_schema.require("rounds.csv", ["round", "sim_time_s", "test_accuracy"])
+ROUND_COLUMNS = trace_schema.require("rounds.csv", ["round", "sim_time_s"])
 trace_schema.require("rounds.csv", ["cumulative_uplink_wire_bytes", "cumulative_wire_bytes"])
+
+# Target metrics: name -> (rounds.csv column, True when higher is better). A target is reached
+# in the first round whose value is at least (higher is better) or at most the target.
+METRICS = {"accuracy": ("test_accuracy", True), "nrmse": ("test_nrmse", False),
+           "rmse": ("test_rmse", False), "mae": ("test_mae", False),
+           "loss": ("test_loss", False)}
+trace_schema.require("rounds.csv", [column for column, _ in METRICS.values()])
+
+
+class Target:
+    """One --targets item: `0.8` (accuracy) or `metric=value`, e.g. `nrmse=0.2`."""
+
+    def __init__(self, metric, value):
+        self.metric, self.value = metric, value
+        self.column, self.higher_is_better = METRICS[metric]
+        # Accuracy targets keep their historical names (rounds_to_0.8); others name the
+        # metric (rounds_to_nrmse_0.2).
+        self.key = f"{value:g}" if metric == "accuracy" else f"{metric}_{value:g}"
+
+    def reached(self, rounds):
+        values = rounds[self.column]
+        return rounds[values >= self.value] if self.higher_is_better \
+            else rounds[values <= self.value]
 
 
 # Collecting results --------------------------------------------------------------------------
 
 def parse_targets(text):
-    try:
-        targets = [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise BadInput(f"--targets: '{text}' is not a comma-separated list of accuracies")
-    if any(not 0 < t <= 1 for t in targets):
-        raise BadInput(f"--targets: accuracies must lie in (0, 1], got '{text}'")
+    """`0.7,0.8` (accuracies) or items `metric=value` with metric one of METRICS."""
+    targets = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        metric, _, value = item.rpartition("=")
+        metric = metric.strip() or "accuracy"
+        if metric not in METRICS:
+            raise BadInput(f"--targets: unknown metric '{metric}' in '{item}' "
+                           f"(one of {', '.join(METRICS)})")
+        try:
+            number = float(value)
+        except ValueError:
+            raise BadInput(f"--targets: '{item}' is not a number or metric=number")
+        if metric == "accuracy" and not 0 < number <= 1:
+            raise BadInput(f"--targets: accuracies must lie in (0, 1], got '{text}'")
+        if metric != "accuracy" and not number > 0:
+            raise BadInput(f"--targets: {metric} targets must be positive, got '{item}'")
+        targets.append(Target(metric, number))
     return targets
 
 
@@ -101,6 +137,8 @@ def collect(out_dir, targets):
                     "rounds": result.get("rounds"),
                     "final_accuracy": result.get("final_test_accuracy"),
                     "best_accuracy": rounds["test_accuracy"].max(),
+                    "final_nrmse": result.get("final_test_nrmse"),
+                    "best_nrmse": rounds["test_nrmse"].min(),
                     "sim_time_s": result.get("sim_time_s"),
                     "uplink_payload_bytes": result.get("uplink_payload_bytes"),
                     "uplink_wire_bytes": result.get("uplink_wire_bytes"),
@@ -109,9 +147,9 @@ def collect(out_dir, targets):
                     "wall_time_s": manifest.get("wall_time_s"),
                     "kernels": manifest.get("kernels", "")})
         for target in targets:
-            reached = rounds[rounds["test_accuracy"] >= target]
+            reached = target.reached(rounds)
             first = reached.iloc[0] if len(reached) else None
-            key = f"{target:g}"
+            key = target.key
             row[f"rounds_to_{key}"] = first["round"] if first is not None else None
             row[f"time_to_{key}_s"] = first["sim_time_s"] if first is not None else None
             for column, name in (("cumulative_uplink_wire_bytes", "uplink_bytes_to"),
@@ -193,7 +231,8 @@ def sweep_main(argv):
     parser.add_argument("--dry-run", action="store_true", help="list the runs, run nothing")
     parser.add_argument("--json", action="store_true", help="--dry-run: list them as JSON")
     parser.add_argument("--targets", default=DEFAULT_TARGETS,
-                        help=f"accuracies for final.csv's to-target columns ({DEFAULT_TARGETS})")
+                        help="final.csv's to-target columns: accuracies, or metric=value for a "
+                        f"lower-is-better metric, e.g. nrmse=0.2 ({DEFAULT_TARGETS})")
     parser.add_argument("--fedran", default=default_fedran(),
                         help="fedran executable (default: build/fedran, else PATH)")
     slurm = parser.add_argument_group("slurm backend")

@@ -30,6 +30,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -124,6 +125,7 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
         progress.RoundEnded(r, t);
     };
     const nlohmann::json estimateJson = estimate.ToJson();
+    const nlohmann::json& dataReport = experiment.Task().dataReport;
     auto wallSeconds = [&wallStart] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     };
@@ -138,7 +140,8 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                               {},
                               0.0,
                               "",
-                              estimateJson);
+                              estimateJson,
+                              dataReport);
         ns3::RunTotals totals = experiment.Run(config.outputDir, observer);
         const double wall = wallSeconds();
         if (totals.stopSignal != 0)
@@ -150,7 +153,8 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                                   totals,
                                   wall,
                                   name,
-                                  estimateJson);
+                                  estimateJson,
+                                  dataReport);
             progress.Finish();
             std::fprintf(stderr,
                          "fedran: interrupted by %s after %u of %u rounds; the rows of those "
@@ -167,13 +171,16 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                               totals,
                               wall,
                               "",
-                              estimateJson);
+                              estimateJson,
+                              dataReport);
         progress.Finish();
-        std::printf("%s: %u rounds, final test accuracy %.4f, simulated %.1f s, "
+        const bool forecasting = !std::isnan(totals.finalNrmse);
+        std::printf("%s: %u rounds, final test %s %.4f, simulated %.1f s, "
                     "uplink %s, downlink %s on the wire, wall %.1f s\nresults in %s\n",
                     config.name.c_str(),
                     totals.rounds,
-                    totals.finalAccuracy,
+                    forecasting ? "NRMSE" : "accuracy",
+                    forecasting ? totals.finalNrmse : totals.finalAccuracy,
                     totals.simTimeS,
                     ns3::HumanBytes(totals.uplinkWireBytes).c_str(),
                     ns3::HumanBytes(totals.downlinkWireBytes).c_str(),
@@ -203,7 +210,8 @@ RunCommand(const CommonOptions& options, const RunOptions& runOptions)
                               {},
                               wallSeconds(),
                               failure,
-                              estimateJson);
+                              estimateJson,
+                              dataReport);
     }
     catch (const std::exception&)
     {

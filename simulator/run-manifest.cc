@@ -99,7 +99,8 @@ WriteRunManifest(const std::string& outDir,
                  const RunTotals& totals,
                  double wallSeconds,
                  const std::string& note,
-                 const nlohmann::json& estimate)
+                 const nlohmann::json& estimate,
+                 const nlohmann::json& dataReport)
 {
     nlohmann::ordered_json manifest;
     manifest["status"] = StatusName(status);
@@ -135,6 +136,7 @@ WriteRunManifest(const std::string& outDir,
         manifest["wall_time_s"] = wallSeconds;
         manifest["result"] = {{"rounds", totals.rounds},
                               {"final_test_accuracy", totals.finalAccuracy},
+                              {"final_test_nrmse", totals.finalNrmse},
                               {"sim_time_s", totals.simTimeS},
                               {"uplink_payload_bytes", totals.uplinkPayloadBytes},
                               {"downlink_payload_bytes", totals.downlinkPayloadBytes},
@@ -158,6 +160,13 @@ WriteRunManifest(const std::string& outDir,
     if (!estimate.is_null())
     {
         manifest["estimate"] = estimate;
+    }
+    if (dataReport.is_object())
+    {
+        for (const auto& [key, value] : dataReport.items())
+        {
+            manifest[key] = value;
+        }
     }
     manifest["scenario"] = config.resolved;
     fedran::RecordOutputFile(outDir, "run.json");

@@ -29,6 +29,7 @@ enum class RunStatus
  * atomically (temporary file, fsync, rename) when it ends, so run.json is always whole and a
  * "completed" one marks a finished run. `note` names what interrupted the run (the signal) or
  * why it failed (the error). `estimate` is the run's estimated needs (RunEstimate::ToJson).
+ * `dataReport`'s keys (FederatedTask::dataReport) are copied to the top level when not null.
  */
 void WriteRunManifest(const std::string& outDir,
                       const fedran::ScenarioConfig& config,
@@ -36,7 +37,8 @@ void WriteRunManifest(const std::string& outDir,
                       const RunTotals& totals = {},
                       double wallSeconds = 0.0,
                       const std::string& note = "",
-                      const nlohmann::json& estimate = nullptr);
+                      const nlohmann::json& estimate = nullptr,
+                      const nlohmann::json& dataReport = nullptr);
 
 using fedran::FedranVersion;
 

@@ -41,7 +41,7 @@ namespace fedran::internal
 namespace
 {
 
-constexpr size_t kBlock =
+constexpr size_t kSignBlock =
     4096; ///< elements per float partial sum and staged bit block (a multiple of 16)
 
 /// Sign bits of whole groups of 16 elements and their |x| folded into 4 float lanes; returns
@@ -228,7 +228,7 @@ class SignCodec : public RegisteredCodec
         ByteWriter writer(out);
         writer.Reserve(kPayloadHeaderSize + BodySize(layout));
         WritePayloadHeader(layout, writer);
-        std::array<uint8_t, kBlock / 8> bits;
+        std::array<uint8_t, kSignBlock / 8> bits;
         for (size_t t = 0; t < layout.TensorCount(); ++t)
         {
             const float* x = update.data() + layout.Offset(t);
@@ -236,9 +236,9 @@ class SignCodec : public RegisteredCodec
             const size_t scaleAt = out.size();
             writer.WriteF32(0.0f); // replaced below
             double sum = 0.0;
-            for (size_t begin = 0; begin < d; begin += kBlock)
+            for (size_t begin = 0; begin < d; begin += kSignBlock)
             {
-                const size_t n = std::min(kBlock, d - begin);
+                const size_t n = std::min(kSignBlock, d - begin);
                 const float block = SignBits(x + begin, n, bits.data());
                 sum += block < 0x1p126f ? block : ExactAbsSum(x + begin, n);
                 writer.WriteBytes(std::span<const uint8_t>(bits.data(), CeilDiv(n, 8)));

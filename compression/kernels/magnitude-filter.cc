@@ -13,7 +13,7 @@ namespace fedran::internal
 namespace
 {
 
-constexpr size_t kBlock = 16;
+constexpr size_t kFilterBlock = 16;
 
 /// Output cursor over two vectors that grow in steps, so the hot loop stores through plain
 /// pointers instead of push_back's capacity check; Finish() trims to what was written.
@@ -31,11 +31,11 @@ class Sink
     /// Makes room for one more block of hits.
     void Reserve()
     {
-        if (m_size + kBlock > m_indices.size())
+        if (m_size + kFilterBlock > m_indices.size())
         {
-            size_t grown = std::max<size_t>(2 * m_indices.size(), m_size + 64 * kBlock);
+            size_t grown = std::max<size_t>(2 * m_indices.size(), m_size + 64 * kFilterBlock);
             // Up to the reserved capacity first: growing past it copies both buffers.
-            if (grown > m_indices.capacity() && m_size + kBlock <= m_indices.capacity())
+            if (grown > m_indices.capacity() && m_size + kFilterBlock <= m_indices.capacity())
             {
                 grown = m_indices.capacity();
             }
@@ -98,7 +98,7 @@ CollectAtLeast(std::span<const float> x,
     // [-1, 2^31 - 1], where signed and unsigned order agree.
     const __m128i signMask = _mm_set1_epi32(0x7fffffff);
     const __m128i cut = _mm_set1_epi32(static_cast<int32_t>(minKey) - 1);
-    for (; i + kBlock <= n; i += kBlock)
+    for (; i + kFilterBlock <= n; i += kFilterBlock)
     {
         const float* p = data + i;
         auto hits = [&](size_t lane) {

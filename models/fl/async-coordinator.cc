@@ -309,6 +309,9 @@ AsyncCoordinator::Step()
     record.participants = static_cast<uint32_t>(combined);
     record.testAccuracy = eval.accuracy;
     record.testLoss = eval.loss;
+    record.testRmse = eval.rmse;
+    record.testMae = eval.mae;
+    record.testNrmse = eval.nrmse;
     record.bufferFillS = m_host.NowSeconds() - m_bufferFirstS;
     record.robustRule = m_task->robust.type;
 

@@ -76,6 +76,9 @@ struct FederatedTask
     /// Per client id (empty: no client's coding takes time), and the server's.
     std::vector<DeviceCompute> clientCompute;
     DeviceCompute serverCompute;
+    /// Keys run.json adds about the data (forecasting: "data" with cells and missing values
+    /// filled, "baselines" with seasonal-naive and persistence errors); null when none.
+    nlohmann::json dataReport;
 };
 
 } // namespace fedran

@@ -63,6 +63,9 @@ RoundCoordinator::EndRound()
     record.participants = static_cast<uint32_t>(combined);
     record.testAccuracy = eval.accuracy;
     record.testLoss = eval.loss;
+    record.testRmse = eval.rmse;
+    record.testMae = eval.mae;
+    record.testNrmse = eval.nrmse;
     // The model is computed now; the round ends and the next begins once the server clock
     // has done that work (an edge aggregator's episodic rounds evaluate nothing).
     const Model* evaluated = m_config.episodic ? nullptr : m_task->model.get();

@@ -6,6 +6,7 @@
 // script) gets every field by name.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,8 +108,13 @@ struct RoundRecord
     double endS = 0.0;
     std::vector<uint32_t> selected;
     uint32_t participants = 0; ///< updates aggregated
-    double testAccuracy = 0.0;
+    double testAccuracy = 0.0; ///< NaN for a forecasting task
     double testLoss = 0.0;
+    /// Forecasting tasks: the new global model's errors on the test set in the series'
+    /// original units (Evaluation); NaN for classification.
+    double testRmse = std::numeric_limits<double>::quiet_NaN();
+    double testMae = std::numeric_limits<double>::quiet_NaN();
+    double testNrmse = std::numeric_limits<double>::quiet_NaN();
     std::string robustRule; ///< server.robust.type
     /// Per aggregated update (client, AggregationRule::AggregateWeights), in arrival order;
     /// empty for a two-exchange codec, whose server combines the payloads itself.

@@ -1,7 +1,10 @@
 #include "models/learning/cnn-model.h"
+#include "models/learning/dataset.h"
 #include "models/learning/mlp-model.h"
 #include "models/learning/model.h"
+#include "models/learning/recurrent-model.h"
 #include "models/learning/softmax-model.h"
+#include "models/learning/temporal-mlp-model.h"
 
 #include <nlohmann/json.hpp>
 
@@ -74,8 +77,21 @@ CheckKeys(const json& spec, std::initializer_list<std::string_view> allowed)
 struct ParsedSpec
 {
     std::string type = "softmax";
-    std::vector<uint32_t> hidden{200, 200}; ///< mlp
-    CnnShape cnn;                           ///< cnn: channels and hidden
+    std::vector<uint32_t> hidden{200, 200};       ///< mlp
+    CnnShape cnn;                                 ///< cnn: channels and hidden
+    uint32_t recurrentHidden = 32;                ///< lstm, gru: units per layer
+    uint32_t layers = 1;                          ///< lstm, gru
+    std::vector<uint32_t> temporalHidden{64, 32}; ///< temporal_mlp
+
+    bool Recurrent() const
+    {
+        return type == "lstm" || type == "gru";
+    }
+
+    bool Forecaster() const
+    {
+        return Recurrent() || type == "temporal_mlp";
+    }
 };
 
 [[noreturn]] void
@@ -135,6 +151,26 @@ Parse(const json& spec)
             parsed.cnn.hidden = PositiveInteger(spec["hidden"], kPath + ".hidden");
         }
     }
+    else if (parsed.Recurrent())
+    {
+        CheckKeys(spec, {"type", "hidden", "layers"});
+        if (spec.contains("hidden"))
+        {
+            parsed.recurrentHidden = PositiveInteger(spec["hidden"], kPath + ".hidden");
+        }
+        if (spec.contains("layers"))
+        {
+            parsed.layers = PositiveInteger(spec["layers"], kPath + ".layers");
+        }
+    }
+    else if (parsed.type == "temporal_mlp")
+    {
+        CheckKeys(spec, {"type", "hidden"});
+        if (spec.contains("hidden"))
+        {
+            parsed.temporalHidden = PositiveIntegers(spec["hidden"], kPath + ".hidden");
+        }
+    }
     else
     {
         FailUnknownType(parsed.type);
@@ -147,13 +183,47 @@ Parse(const json& spec)
 std::vector<std::string>
 ModelTypeNames()
 {
-    return {"softmax", "mlp", "cnn"};
+    return {"softmax", "mlp", "cnn", "lstm", "gru", "temporal_mlp"};
 }
 
 std::unique_ptr<Model>
-MakeModel(const json& spec, uint32_t features, uint32_t classes)
+MakeModel(const json& spec, const DataShape& shape)
 {
     ParsedSpec parsed = Parse(spec);
+    const uint32_t features = shape.features;
+    const uint32_t classes = shape.classes;
+    // A forecaster has no labels to predict and a classifier no targets to regress on: say so
+    // by model type rather than fail later on an empty label or target vector.
+    if (parsed.Forecaster() && shape.outputs == 0)
+    {
+        Fail(kPath + ".type",
+             "'" + parsed.type +
+                 "' forecasts a series and needs a forecasting dataset (e.g. cell-traffic); "
+                 "this dataset is labelled (" +
+                 std::to_string(classes) + " classes)");
+    }
+    if (!parsed.Forecaster() && shape.outputs > 0)
+    {
+        Fail(kPath + ".type",
+             "'" + parsed.type + "' is a classifier; this dataset is a forecasting one (" +
+                 std::to_string(shape.outputs) + " outputs): use lstm, gru or temporal_mlp");
+    }
+    if (parsed.Recurrent())
+    {
+        if (shape.sequence == 0)
+        {
+            Fail(kPath + ".type",
+                 "'" + parsed.type + "' needs a window of consecutive steps in the data; " +
+                     "this dataset has none");
+        }
+        const RecurrentCell cell =
+            parsed.type == "lstm" ? RecurrentCell::kLstm : RecurrentCell::kGru;
+        return std::make_unique<RecurrentModel>(cell, shape, parsed.recurrentHidden, parsed.layers);
+    }
+    if (parsed.type == "temporal_mlp")
+    {
+        return std::make_unique<TemporalMlpModel>(shape, std::move(parsed.temporalHidden));
+    }
     if (parsed.type == "mlp")
     {
         return std::make_unique<MlpModel>(features, std::move(parsed.hidden), classes);
@@ -172,6 +242,12 @@ MakeModel(const json& spec, uint32_t features, uint32_t classes)
     return std::make_unique<SoftmaxModel>(features, classes);
 }
 
+std::unique_ptr<Model>
+MakeModel(const json& spec, uint32_t features, uint32_t classes)
+{
+    return MakeModel(spec, DataShape{features, classes, 0, 0});
+}
+
 json
 ModelSpecWithDefaults(const json& spec)
 {
@@ -185,6 +261,15 @@ ModelSpecWithDefaults(const json& spec)
     {
         out["channels"] = parsed.cnn.channels;
         out["hidden"] = parsed.cnn.hidden;
+    }
+    else if (parsed.Recurrent())
+    {
+        out["hidden"] = parsed.recurrentHidden;
+        out["layers"] = parsed.layers;
+    }
+    else if (parsed.type == "temporal_mlp")
+    {
+        out["hidden"] = parsed.temporalHidden;
     }
     return out;
 }

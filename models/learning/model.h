@@ -30,7 +30,7 @@ struct Evaluation
 };
 
 /**
- * A differentiable classifier whose parameters are one flat float vector laid out by
+ * A differentiable classifier or forecaster whose parameters are one flat float vector laid out by
  * Layout(). Implementations are stateless with respect to parameters, so one Model object
  * serves every client, and thread-safe for concurrent calls on different buffers.
  */
@@ -45,7 +45,8 @@ class Model
     virtual void InitParams(std::span<float> params, Rng& rng) const = 0;
 
     /**
-     * Mean cross-entropy over the n examples `rows` of `data`; writes its gradient with
+     * Mean loss over the n examples `rows` of `data` (a classifier's cross-entropy, a
+     * forecaster's squared error on normalised targets); writes its gradient with
      * respect to the parameters into `grad` (overwritten, same size as params).
      */
     virtual double LossAndGradient(std::span<const float> params,
@@ -53,7 +54,7 @@ class Model
                                    std::span<const uint32_t> rows,
                                    std::span<float> grad) const = 0;
 
-    /// Loss and accuracy over every example of `data`.
+    /// Loss and accuracy (a forecaster: loss and forecast errors) over every example of `data`.
     virtual Evaluation Evaluate(std::span<const float> params, const Dataset& data) const = 0;
 
     /// Floating-point operations of one example's forward pass, per tensor of Layout(): what
@@ -82,17 +83,28 @@ class Model
     }
 };
 
+struct DataShape;
+
 /**
- * Builds the model a scenario's "model" object describes; features/classes come from the data.
+ * Builds the model a scenario's "model" object describes, for data of the given shape.
  *
+ * Classifiers (a labelled dataset: shape.classes > 0):
  *   {"type": "softmax"}
  *   {"type": "mlp", "hidden": [200, 200]}             hidden widths; [] is softmax regression
  *   {"type": "cnn", "channels": [16, 32], "hidden": 128}   28x28x1 images only
+ * Forecasters (a forecasting dataset: shape.outputs > 0), trained on mean squared error:
+ *   {"type": "lstm", "hidden": 32, "layers": 1}       recurrent over the shape.sequence window
+ *   {"type": "gru", "hidden": 32, "layers": 1}
+ *   {"type": "temporal_mlp", "hidden": [64, 32]}      ReLU perceptron on the whole row
  *
  * Absent keys take the defaults shown ("type" defaults to "softmax"). Throws
  * std::invalid_argument whose message starts with the offending JSON path, e.g.
- * "model.hidden.1: must be a positive integer" or "model.hiden: unknown key".
+ * "model.hidden.1: must be a positive integer", "model.hiden: unknown key", or
+ * "model.type: ..." for a forecaster on a labelled dataset or a classifier on a forecasting one.
  */
+std::unique_ptr<Model> MakeModel(const nlohmann::json& spec, const DataShape& shape);
+
+/// MakeModel(spec, {features, classes}): a classifier on a labelled dataset.
 std::unique_ptr<Model> MakeModel(const nlohmann::json& spec, uint32_t features, uint32_t classes);
 
 /**

@@ -53,10 +53,12 @@ WritePartitionCsv(const std::string& path,
     }
     text += '\n';
     std::vector<uint64_t> histogram(classes);
+    // A forecasting dataset has no labels: only the sample counts are written.
+    const bool unlabelled = classes == 0 && labels.empty();
     for (size_t k = 0; k < partition.size(); ++k)
     {
         std::fill(histogram.begin(), histogram.end(), 0);
-        for (uint32_t i : partition[k])
+        for (uint32_t i : unlabelled ? std::span<const uint32_t>() : partition[k])
         {
             if (i >= labels.size() || labels[i] >= classes)
             {

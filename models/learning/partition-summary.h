@@ -18,6 +18,8 @@ namespace fedran
  * histogram. Integers only and "\n" line ends, so the bytes depend on nothing but the inputs.
  * Group names containing a comma, quote, CR or LF are quoted as in RFC 4180.
  *
+ * With no labels and classes == 0 (a forecasting dataset) the rows have no label columns.
+ *
  * `groupOfClient` has one entry per client, or is empty (every group then is ""). Throws
  * std::invalid_argument for a groupOfClient of the wrong length, an index outside `labels` or
  * a label >= classes, and std::runtime_error naming the path if the file cannot be written.

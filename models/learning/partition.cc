@@ -288,4 +288,30 @@ PartitionIidSizes(size_t examples, std::span<const uint32_t> sizes, Rng& rng)
     return parts;
 }
 
+std::vector<std::vector<uint32_t>>
+PartitionByCell(std::span<const uint32_t> series, uint32_t cells, uint32_t clients)
+{
+    if (clients == 0)
+    {
+        throw std::invalid_argument("PartitionByCell: clients must be at least 1");
+    }
+    if (cells < clients)
+    {
+        throw DataError(std::to_string(cells) + " cells for " + std::to_string(clients) +
+                        " clients: by_cell gives every client at least one cell, so use at most " +
+                        std::to_string(cells) + " clients or more cells");
+    }
+    std::vector<std::vector<uint32_t>> parts(clients);
+    for (size_t i = 0; i < series.size(); ++i)
+    {
+        if (series[i] >= cells)
+        {
+            throw DataError("example " + std::to_string(i) + " names cell " +
+                            std::to_string(series[i]) + " of " + std::to_string(cells));
+        }
+        parts[series[i] % clients].push_back(static_cast<uint32_t>(i)); // i ascends
+    }
+    return parts;
+}
+
 } // namespace fedran

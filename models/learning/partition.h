@@ -73,6 +73,18 @@ std::vector<std::vector<uint32_t>> PartitionIidSizes(size_t examples,
                                                      std::span<const uint32_t> sizes,
                                                      Rng& rng);
 
+/**
+ * Natural split of a forecasting dataset: each client holds whole cells. Cell c (the index in
+ * `series`, cells in square-id order) goes to client c % clients, so with more cells than
+ * clients they are dealt round-robin in id order. `series` gives each example's cell. Throws
+ * std::invalid_argument if clients == 0, and DataError if there are fewer cells than clients
+ * (a client would hold no data) or an example names a cell >= cells. Indices come back
+ * ascending.
+ */
+std::vector<std::vector<uint32_t>> PartitionByCell(std::span<const uint32_t> series,
+                                                   uint32_t cells,
+                                                   uint32_t clients);
+
 } // namespace fedran
 
 #endif

@@ -3,6 +3,7 @@
 #include "models/trace/trace-schema.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace fedran
@@ -213,10 +214,16 @@ FlTraceWriter::WriteRoundRow(const RoundRecord& record,
         .Add(record.endS, 6)
         .Add(record.endS - record.startS, 6)
         .AddSignificant(record.aggregateS, 6)
-        .AddSignificant(record.evaluateS, 6)
-        .Add(record.testAccuracy, 6)
-        .Add(record.testLoss, 6)
-        .Add(uint64_t{record.selected.size()})
+        .AddSignificant(record.evaluateS, 6);
+    // A forecasting task has no accuracy, a classifier no forecast errors: empty cells. The
+    // errors are in the signal's own units, which span orders of magnitude.
+    std::isnan(record.testAccuracy) ? m_rounds->AddEmpty() : m_rounds->Add(record.testAccuracy, 6);
+    m_rounds->Add(record.testLoss, 6);
+    for (double error : {record.testRmse, record.testMae, record.testNrmse})
+    {
+        std::isnan(error) ? m_rounds->AddEmpty() : m_rounds->AddSignificant(error, 6);
+    }
+    m_rounds->Add(uint64_t{record.selected.size()})
         .Add(uint64_t{record.participants})
         .Add(bytes.uplinkPayload)
         .Add(bytes.downlinkPayload)

@@ -2,6 +2,7 @@
 #define FEDRAN_MODELS_TRACE_RUN_TOTALS_H
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace fedran
@@ -11,7 +12,9 @@ namespace fedran
 struct RunTotals
 {
     uint32_t rounds = 0;
-    double finalAccuracy = 0.0;
+    double finalAccuracy = 0.0; ///< NaN for a forecasting task
+    /// Forecasting tasks: the last round's test_nrmse; NaN for classification.
+    double finalNrmse = std::numeric_limits<double>::quiet_NaN();
     double simTimeS = 0.0;
     uint64_t uplinkPayloadBytes = 0;
     uint64_t downlinkPayloadBytes = 0;

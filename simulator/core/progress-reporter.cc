@@ -1,5 +1,6 @@
 #include "simulator/core/progress-reporter.h"
 
+#include <cmath>
 #include <unistd.h>
 
 namespace ns3
@@ -89,12 +90,14 @@ ProgressReporter::RoundEnded(const fedran::RoundRecord& record, const RunTotals&
     const double elapsed = std::chrono::duration<double>(now - m_start).count();
     const double eta =
         record.round == 0 || last ? 0.0 : elapsed / record.round * (m_totalRounds - record.round);
+    const bool forecasting = !std::isnan(record.testNrmse);
     std::fprintf(m_out,
-                 "%sround %u/%u  accuracy %.4f  sim %.1f s  uplink %s  total %s  %s %s%s",
+                 "%sround %u/%u  %s %.4f  sim %.1f s  uplink %s  total %s  %s %s%s",
                  m_mode == Mode::TERMINAL ? "\r" : "",
                  record.round,
                  m_totalRounds,
-                 record.testAccuracy,
+                 forecasting ? "nrmse" : "accuracy",
+                 forecasting ? record.testNrmse : record.testAccuracy,
                  record.endS,
                  HumanBytes(totals.uplinkWireBytes).c_str(),
                  HumanBytes(totals.uplinkWireBytes + totals.downlinkWireBytes).c_str(),

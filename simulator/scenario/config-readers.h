@@ -103,10 +103,15 @@ void ReadLearning(const nlohmann::json& scenario,
 
 /**
  * Makes the resolved scenario record what the learning keys actually mean: the model with its
- * type's defaults, and no "data.synthetic" block unless that dataset is used (the validator
+ * type's defaults, and no "data.synthetic" or "data.cell_traffic" block unless that dataset is
+ * used (the validator
  * fills it in for every scenario).
  */
 void RecordLearning(nlohmann::json& scenario, const ScenarioConfig& config);
+
+/// Refuses, by name, features defined on class labels (a label_flip attack) when the dataset
+/// is a forecasting one ("cell-traffic"). Label partitions are refused when "data" is read.
+void CheckLearningTask(const ScenarioConfig& config, std::vector<std::string>& errors);
 
 } // namespace fedran
 

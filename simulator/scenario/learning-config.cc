@@ -93,12 +93,51 @@ ReadSynthetic(const json& synthetic,
 }
 
 void
+ReadCellTraffic(const json& block,
+                ScenarioConfig::Data::CellTraffic& out,
+                bool used,
+                std::vector<std::string>& errors)
+{
+    const std::string path = "data.cell_traffic";
+    out.format = block.at("format").get<std::string>();
+    out.path = block.at("path").get<std::string>();
+    out.signal = block.at("signal").get<std::string>();
+    out.cells = ReadUint32(block.at("cells"), path + ".cells", errors);
+    out.days = ReadUint32(block.at("days"), path + ".days", errors);
+    out.windows.window = ReadUint32(block.at("window"), path + ".window", errors);
+    out.windows.periodDays = ReadUint32(block.at("period_days"), path + ".period_days", errors);
+    out.windows.horizon = ReadUint32(block.at("horizon"), path + ".horizon", errors);
+    out.windows.testDays = ReadUint32(block.at("test_days"), path + ".test_days", errors);
+    if (!used)
+    {
+        return;
+    }
+    if (out.format == "milan" && out.path.empty())
+    {
+        errors.push_back(path + ".path: required with format \"milan\" (the folder of "
+                                "sms-call-internet-mi-YYYY-MM-DD.txt files)");
+    }
+    if (out.format == "synthetic" && out.cells == 0)
+    {
+        errors.push_back(path + ".cells: format \"synthetic\" generates at least one cell");
+    }
+    if (out.windows.periodDays > 0 && out.windows.horizon > kMilanStepsPerDay)
+    {
+        errors.push_back(path + ".horizon: " + std::to_string(out.windows.horizon) +
+                         " steps is more than a day, so the period_days values would lie after "
+                         "the window (set period_days 0 or a shorter horizon)");
+    }
+}
+
+void
 ReadData(const json& data, ScenarioConfig::Data& out, std::vector<std::string>& errors)
 {
     out.dataset = data.at("dataset").get<std::string>();
     out.path = data.at("path").get<std::string>();
     ReadCsv(data, out, errors);
     ReadSynthetic(data.at("synthetic"), out.synthetic, errors);
+    const bool traffic = out.dataset == "cell-traffic";
+    ReadCellTraffic(data.at("cell_traffic"), out.cellTraffic, traffic, errors);
 
     const json& partition = data.at("partition");
     out.partition = partition.at("type").get<std::string>();
@@ -114,6 +153,17 @@ ReadData(const json& data, ScenarioConfig::Data& out, std::vector<std::string>& 
         errors.push_back("data.partition: dataset \"synthetic\" is generated per client (sizes "
                          "from data.synthetic.samples), so the partition must stay type \"iid\" "
                          "with equal sizes");
+    }
+    else if (traffic && (out.partition == "dirichlet" || out.partition == "shards"))
+    {
+        errors.push_back("data.partition.type: \"" + out.partition +
+                         "\" splits by label, and dataset \"cell-traffic\" is a forecasting "
+                         "task without labels (use \"by_cell\" or \"iid\")");
+    }
+    else if (!traffic && out.partition == "by_cell")
+    {
+        errors.push_back("data.partition.type: \"by_cell\" needs dataset \"cell-traffic\" "
+                         "(the other datasets have no cells)");
     }
     else if (skewedSizes && out.partition != "iid")
     {
@@ -215,6 +265,29 @@ RecordLearning(json& scenario, const ScenarioConfig& config)
     if (config.data.dataset != "synthetic")
     {
         scenario["data"].erase("synthetic");
+    }
+    if (config.data.dataset != "cell-traffic")
+    {
+        scenario["data"].erase("cell_traffic");
+    }
+}
+
+void
+CheckLearningTask(const ScenarioConfig& config, std::vector<std::string>& errors)
+{
+    if (config.data.dataset != "cell-traffic")
+    {
+        return;
+    }
+    // Features defined on class labels have nothing to act on in a forecasting task.
+    for (size_t g = 0; g < config.groups.size(); ++g)
+    {
+        if (config.groups[g].attack.type == "label_flip")
+        {
+            errors.push_back("clients.groups." + std::to_string(g) +
+                             ".attack.type: \"label_flip\" flips class labels, and dataset "
+                             "\"cell-traffic\" is a forecasting task without labels");
+        }
     }
 }
 

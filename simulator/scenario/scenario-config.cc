@@ -488,6 +488,7 @@ ToConfig(const nlohmann::json& resolved)
     CheckTransport(config, errors);
     CheckCodecs(config, errors);
     CheckDgcStepMode(config, errors);
+    CheckLearningTask(config, errors);
     if (errors.empty())
     {
         CheckRobust(config, errors); // needs codecs that build

@@ -39,12 +39,43 @@ ScenarioSchema()
     return schema;
 }
 
+namespace
+{
+
+/// The one default that depends on another key: a "cell-traffic" scenario without a partition
+/// type gets "by_cell" (its natural split) rather than the schema's "iid".
+void
+DefaultPartitionForDataset(json& scenario)
+{
+    if (!scenario.is_object() || !scenario.contains("data") || !scenario["data"].is_object())
+    {
+        return;
+    }
+    json& data = scenario["data"];
+    const auto dataset = data.find("dataset");
+    if (dataset == data.end() || *dataset != "cell-traffic")
+    {
+        return;
+    }
+    if (!data.contains("partition"))
+    {
+        data["partition"] = json::object();
+    }
+    if (data["partition"].is_object() && !data["partition"].contains("type"))
+    {
+        data["partition"]["type"] = "by_cell";
+    }
+}
+
+} // namespace
+
 void
 ValidateScenario(nlohmann::json& scenario)
 {
     static const SchemaValidator validator(ScenarioSchema());
     // Validate a copy: on error the caller's scenario keeps no half-filled defaults.
     json copy = scenario;
+    DefaultPartitionForDataset(copy);
     const std::vector<std::string> errors = validator.Validate(copy);
     if (!errors.empty())
     {

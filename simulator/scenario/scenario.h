@@ -17,6 +17,7 @@
 #include "models/learning/csv-reader.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/server-optimizer.h"
+#include "models/learning/traffic-windows.h"
 #include "models/link-config/link-config.h"
 
 #include <nlohmann/json.hpp>
@@ -106,7 +107,7 @@ struct ScenarioConfig
 
     struct Data
     {
-        std::string dataset;  ///< "fashion-mnist" | "mnist" | "csv" | "synthetic"
+        std::string dataset;  ///< "fashion-mnist" | "mnist" | "csv" | "synthetic" | "cell-traffic"
         std::string path;     ///< folder with the four IDX files (gzipped or not)
         std::string csvTrain; ///< csv: training file
         std::string csvTest;  ///< csv: test file
@@ -122,7 +123,18 @@ struct ScenarioConfig
             SizeSpec samples = SizeSpec::Leaf(); ///< examples per client (train + test)
         } synthetic;
 
-        std::string partition; ///< "iid" | "dirichlet" | "shards"
+        /// cell-traffic: where the series come from and how examples are cut from them.
+        struct CellTraffic
+        {
+            std::string format = "synthetic"; ///< "synthetic" | "milan"
+            std::string path;                 ///< milan: folder of the daily files
+            std::string signal = "internet";  ///< milan: "internet" | "sms" | "call" | "all"
+            uint32_t cells = 16;              ///< synthetic: generated; milan: first N (0 all)
+            uint32_t days = 28;               ///< synthetic
+            ForecastWindows windows;
+        } cellTraffic;
+
+        std::string partition; ///< "iid" | "dirichlet" | "shards" | "by_cell"
         double alpha = 0.5;    ///< dirichlet concentration
         uint32_t minSamples = 10;
         uint32_t shardsPerClient = 2;

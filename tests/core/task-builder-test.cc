@@ -241,5 +241,43 @@ TEST(TaskBuilder, CnnOnDataThatAreNotImagesNamesTheModelType)
     EXPECT_EQ(message.rfind("model.type: cnn takes 28x28", 0), 0u) << message;
 }
 
+TEST(TaskBuilder, CellTrafficDataProblemsNameTheirJsonPath)
+{
+    const std::string noFolder = MessageOf<DataError>([] {
+        Build(2,
+              {{"data",
+                {{"dataset", "cell-traffic"},
+                 {"cell_traffic", {{"format", "milan"}, {"path", "/nonexistent/milan"}}}}}});
+    });
+    EXPECT_EQ(noFolder.rfind("data.cell_traffic.path: /nonexistent/milan", 0), 0u) << noFolder;
+
+    TempDir dir("milan-bad");
+    const std::filesystem::path file = dir.Path() / "sms-call-internet-mi-2013-11-01.txt";
+    WriteFile(file, "1\t1383260400000\t39\t1\t1\t1\t1\t1\n1\t1383260400000\t39\n");
+    const std::string malformed = MessageOf<DataError>([&] {
+        Build(2,
+              {{"data",
+                {{"dataset", "cell-traffic"},
+                 {"cell_traffic", {{"format", "milan"}, {"path", dir.Path().string()}}}}}});
+    });
+    EXPECT_NE(malformed.find(file.string() + ":2: 3 tab-separated fields"), std::string::npos)
+        << malformed;
+
+    // 4 generated cells for 5 clients: by_cell would leave a client without data.
+    const std::string fewCells = MessageOf<DataError>([] {
+        Build(5,
+              {{"data",
+                {{"dataset", "cell-traffic"}, {"cell_traffic", {{"cells", 4}, {"days", 11}}}}}});
+    });
+    EXPECT_EQ(fewCells.rfind("data.partition: 4 cells for 5 clients", 0), 0u) << fewCells;
+
+    const std::string tooShort = MessageOf<DataError>([] {
+        Build(2,
+              {{"data",
+                {{"dataset", "cell-traffic"}, {"cell_traffic", {{"cells", 4}, {"days", 7}}}}}});
+    });
+    EXPECT_EQ(tooShort.rfind("data.cell_traffic: ", 0), 0u) << tooShort;
+}
+
 } // namespace
 } // namespace fedran::test

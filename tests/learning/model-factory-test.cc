@@ -2,6 +2,7 @@
 // that start with the JSON path of the offending value.
 
 #include "models/learning/cnn-model.h"
+#include "models/learning/dataset.h"
 #include "models/learning/model.h"
 
 #include <gtest/gtest.h>
@@ -68,7 +69,7 @@ TEST(ModelFactory, StringOverloadsDelegate)
 TEST(ModelFactory, ErrorsStartWithTheJsonPath)
 {
     EXPECT_EQ(ErrorOf(json{{"type", "x"}}),
-              "model.type: unknown model 'x' (known: softmax, mlp, cnn)");
+              "model.type: unknown model 'x' (known: softmax, mlp, cnn, lstm, gru, temporal_mlp)");
     EXPECT_EQ(ErrorOf(json{{"type", 3}}), "model.type: must be a string");
     EXPECT_EQ(ErrorOf(json::array()), "model: must be an object");
     EXPECT_EQ(ErrorOf(json{{"type", "mlp"}, {"hiden", {10}}}), "model.hiden: unknown key");
@@ -92,6 +93,66 @@ TEST(ModelFactory, ErrorsStartWithTheJsonPath)
     EXPECT_EQ(ErrorOf(json{{"type", "cnn"}}, 100, 10),
               "model.type: cnn takes 28x28 single-channel images (784 features); the data has "
               "100 features");
+}
+
+/// The message MakeModel throws for `spec` on data of `shape`, or "" if it builds.
+std::string
+ErrorOn(const json& spec, const DataShape& shape)
+{
+    try
+    {
+        MakeModel(spec, shape);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(ModelFactory, BuildsForecastersFromTheDataShape)
+{
+    const DataShape shape{39, 0, 1, 36}; // a 36-step window and 3 side features
+    const auto lstm = MakeModel(json{{"type", "lstm"}}, shape);
+    EXPECT_EQ(lstm->Layout().Tensors()[0].name, "lstm1.weight_ih_i");
+    EXPECT_EQ(lstm->Layout().TotalSize(), 4u * 32 * (1 + 32 + 1) + 36 + 1);
+    const auto gru = MakeModel(json{{"type", "gru"}, {"hidden", 8}, {"layers", 2}}, shape);
+    EXPECT_EQ(gru->Layout().TotalSize(),
+              3u * 8 * (1 + 8 + 1) + 8 + 3u * 8 * (8 + 8 + 1) + 8 + 12 + 1);
+    const auto mlp = MakeModel(json{{"type", "temporal_mlp"}, {"hidden", {16}}}, shape);
+    EXPECT_EQ(mlp->Layout().TotalSize(), 16u * 39 + 16 + 16 + 1);
+    EXPECT_EQ(MakeModel(json{{"type", "temporal_mlp"}}, shape)->Layout().TotalSize(),
+              64u * 39 + 64 + 32 * 64 + 32 + 32 + 1);
+}
+
+TEST(ModelFactory, RefusesAModelForTheOtherKindOfTask)
+{
+    const std::string forecaster = ErrorOn(json{{"type", "lstm"}}, DataShape{784, 10, 0, 0});
+    EXPECT_EQ(forecaster.rfind("model.type: 'lstm' forecasts", 0), 0u) << forecaster;
+    const std::string classifier = ErrorOn(json{{"type", "mlp"}}, DataShape{39, 0, 1, 36});
+    EXPECT_EQ(classifier.rfind("model.type: 'mlp' is a classifier", 0), 0u) << classifier;
+    EXPECT_EQ(ErrorOn(json{{"type", "softmax"}}, DataShape{39, 0, 1, 36}).rfind("model.type:", 0),
+              0u);
+    EXPECT_EQ(ErrorOn(json{{"type", "gru"}}, DataShape{3, 0, 1, 0}).rfind("model.type:", 0), 0u);
+    EXPECT_EQ(ErrorOn(json{{"type", "temporal_mlp"}}, DataShape{3, 0, 1, 0}), "");
+    EXPECT_EQ(ErrorOf(json{{"type", "gru"}}, 784, 10).rfind("model.type:", 0), 0u);
+}
+
+TEST(ModelFactory, ChecksForecasterKeysAndWritesTheirDefaults)
+{
+    const DataShape shape{8, 0, 1, 8};
+    EXPECT_EQ(ErrorOn(json{{"type", "lstm"}, {"hidden", 0}}, shape).rfind("model.hidden:", 0), 0u);
+    EXPECT_EQ(ErrorOn(json{{"type", "gru"}, {"layers", 1.5}}, shape).rfind("model.layers:", 0), 0u);
+    EXPECT_EQ(ErrorOn(json{{"type", "lstm"}, {"hidden", {4}}}, shape).rfind("model.hidden:", 0),
+              0u);
+    EXPECT_EQ(ErrorOn(json{{"type", "gru"}, {"channels", 4}}, shape),
+              "model.channels: unknown key");
+    EXPECT_EQ(ModelSpecWithDefaults(json{{"type", "lstm"}}),
+              (json{{"type", "lstm"}, {"hidden", 32}, {"layers", 1}}));
+    EXPECT_EQ(ModelSpecWithDefaults(json{{"type", "gru"}, {"hidden", 64}}),
+              (json{{"type", "gru"}, {"hidden", 64}, {"layers", 1}}));
+    EXPECT_EQ(ModelSpecWithDefaults(json{{"type", "temporal_mlp"}}),
+              (json{{"type", "temporal_mlp"}, {"hidden", {64, 32}}}));
 }
 
 } // namespace

@@ -57,6 +57,14 @@ TEST(PartitionSummary, NoGroupsGivesEmptyGroupCells)
     fs::remove(path);
 }
 
+TEST(PartitionSummary, ForecastingDataHasOnlySampleCounts)
+{
+    const fs::path path = TempPath("forecast");
+    WritePartitionCsv(path.string(), {{0, 1, 2}, {3}}, std::vector<uint8_t>{}, 0, {"a", "b"});
+    EXPECT_EQ(ReadAll(path), "client,group,samples\n0,a,3\n1,b,1\n");
+    fs::remove(path);
+}
+
 TEST(PartitionSummary, UnwritablePathThrowsNamingIt)
 {
     const std::string path = "/nonexistent-fedran-dir/summary.csv";

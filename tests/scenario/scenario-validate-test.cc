@@ -28,6 +28,10 @@ constexpr const char* kSyntheticDefaults = R"({
     "alpha": 1, "beta": 1, "features": 60, "classes": 10, "test_fraction": 0.1,
     "samples": {"type": "lognormal", "mu": 4, "sigma": 2, "base": 50, "cap": 0}
 })";
+constexpr const char* kCellTrafficDefaults = R"({
+    "format": "synthetic", "path": "", "signal": "internet", "cells": 16, "days": 28,
+    "window": 36, "period_days": 3, "horizon": 1, "test_days": 7
+})";
 
 TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
 {
@@ -42,6 +46,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
                                           {"shards_per_client", 2},
                                           {"sizes", {{"type", "equal"}, {"sigma", 1}}}});
     expected["data"]["synthetic"] = json::parse(kSyntheticDefaults);
+    expected["data"]["cell_traffic"] = json::parse(kCellTrafficDefaults);
     expected["training"].update({{"momentum", 0},
                                  {"weight_decay", 0},
                                  {"fedprox_mu", 0},
@@ -114,6 +119,7 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
         "faults": {"corrupt_uplink": 0, "link_outages": [], "server_outages": [], "crashes": []}
     })");
     expected["data"]["synthetic"] = json::parse(kSyntheticDefaults);
+    expected["data"]["cell_traffic"] = json::parse(kCellTrafficDefaults);
     EXPECT_EQ(scenario, expected) << json::diff(expected, scenario).dump();
 }
 
@@ -192,7 +198,7 @@ TEST(ValidateScenario, MultipleErrorsReportedTogether)
         "clients.groups.0.backhaul.rate: \"-5Mbps\" is not a data rate (negative)",
         "clients.groups.0.backhaul.loss: 1.0 must be less than 1",
         "data.dataset: \"cifar10\" is not one of \"fashion-mnist\", \"mnist\", \"csv\", "
-        "\"synthetic\"",
+        "\"synthetic\", \"cell-traffic\"",
         "compression.uplink.type: \"zip\" is not one of \"none\", \"fp16\", \"top_k\", "
         "\"random_k\", \"threshold\", \"quantization\", \"qsgd\", \"sign\", "
         "\"error_feedback\", \"clipped\", \"dgc\", \"power_sgd\", \"adaptive\"",
