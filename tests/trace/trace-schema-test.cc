@@ -48,8 +48,9 @@ TEST(TraceSchema, TableIsTheSourceFileCompiledInAndWellFormed)
     ASSERT_NO_THROW(fromSource = json::parse(TableTextFromSource()));
     EXPECT_EQ(json::parse(TraceColumnsJson()), fromSource);
 
+    // "signal": a forecast error in the forecast series' own units (e.g. Milan's activity).
     const std::set<std::string>
-        units{"", "s", "B", "bit/s", "dB", "nats", "0–1", "clients", "examples/s"};
+        units{"", "s", "B", "bit/s", "dB", "nats", "0–1", "clients", "examples/s", "signal"};
     std::vector<std::string> files;
     for (const TraceFile& file : TraceFiles())
     {
