@@ -2,7 +2,7 @@
 """Summarise the adaptive-bitrate study sweep: one row per uplink configuration, mean and
 spread over seeds.
 
-Usage: /usr/bin/python3 analysis/abr_study.py SWEEP_DIR [--target 0.8] [--csv FILE]
+Usage: /usr/bin/python3 analysis/abr_study.py SWEEP_DIR [--target 0.8|nrmse=0.26] [--csv FILE]
                                              [--figures DIR]
 
 SWEEP_DIR is the output of `analysis/sweep.py scenarios/sweeps/abr-study.json --targets T`
@@ -12,9 +12,10 @@ SWEEP_DIR is the output of `analysis/sweep.py scenarios/sweeps/abr-study.json --
   slots      share of all client-rounds (clients x rounds) with an update in time: a late
              client is not selected again until its update arrives, so it also loses rounds
              that `met` does not see
-  time       simulated seconds until the test accuracy first reached T (final.csv)
+  time       simulated seconds until the quality first reached T (final.csv); T is a test
+             accuracy (0.8) or `metric=value` for a lower-is-better metric (nrmse=0.26)
   bytes      uplink wire bytes until then (final.csv)
-  final      final test accuracy
+  final      final test accuracy (final NRMSE for an nrmse target)
 --figures also draws accuracy against simulated time and against uplink wire traffic
 (analysis/plot.py's figures, labelled by the short configuration names above).
 Printed as a Markdown table of mean ± sample standard deviation [min-max] over seeds; a seed
@@ -29,6 +30,7 @@ import sys
 import pandas as pd
 
 import plot  # analysis/plot.py: the accuracy figures and trace reading
+from targets import argparse_target
 
 PROG = "abr_study"
 plot.PROG = PROG
@@ -39,6 +41,8 @@ fail = plot.fail
 def config_name(uplink_json):
     """"fixed <rung spec>", "deadline", "hybrid", ... from the run's compression.uplink."""
     spec = json.loads(uplink_json)
+    if spec.get("type") != "adaptive":
+        return f"fixed {spec.get('type', 'none')}"  # a plain codec, not a ladder
     policy = spec.get("policy", "fixed")
     if policy != "fixed":
         return policy
@@ -60,12 +64,13 @@ def per_run(folder, target):
     if not os.path.isfile(final_path):
         fail(f"{final_path}: no such file (is {folder} a sweep folder?)")
     final = plot.read_csv(final_path)
-    needed = ["run_id", "seed", "compression.uplink", "rounds", "final_accuracy",
-              f"time_to_{target:g}_s", f"uplink_bytes_to_{target:g}"]
+    final_column = target.final_column or "final_accuracy"
+    needed = ["run_id", "seed", "compression.uplink", "rounds", final_column,
+              f"time_to_{target.key}_s", f"uplink_bytes_to_{target.key}"]
     missing = [c for c in needed if c not in final.columns]
     if missing:
         fail(f"{final_path}: missing column(s) {', '.join(missing)} "
-             f"(run sweep.py with --targets {target:g})")
+             f"(run sweep.py with --targets {target})")
     if "status" in final.columns:
         final = final[final["status"] == "done"]  # failed runs have no traces to read
     rows = []
@@ -77,9 +82,9 @@ def per_run(folder, target):
                      "met": clients["deadline_met"].mean(),
                      "slots": (clients["status"] == "completed").sum() /
                      (population * run["rounds"]),
-                     "time": run[f"time_to_{target:g}_s"],
-                     "bytes": run[f"uplink_bytes_to_{target:g}"],
-                     "final": run["final_accuracy"]})
+                     "time": run[f"time_to_{target.key}_s"],
+                     "bytes": run[f"uplink_bytes_to_{target.key}"],
+                     "final": run[final_column]})
     return pd.DataFrame(rows)
 
 
@@ -112,7 +117,7 @@ def figures(folder, out_dir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder")
-    parser.add_argument("--target", type=float, default=0.8)
+    parser.add_argument("--target", type=argparse_target, default="0.8")
     parser.add_argument("--csv", help="also write the per-run values")
     parser.add_argument("--figures", help="also write the accuracy figures (PNG) here")
     args = parser.parse_args()
@@ -123,8 +128,8 @@ def main():
         runs.to_csv(args.csv, index=False, float_format="%.6g")
     pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
     print(f"| uplink | seeds | updates meeting the deadline | client-rounds with an update "
-          f"| sim time to {args.target:g} (s) | uplink wire kB to {args.target:g} "
-          f"| final accuracy |")
+          f"| sim time to {args.target.label()} (s) | uplink wire kB to {args.target.label()} "
+          f"| final {args.target.quality_name()} |")
     print("|---|---|---|---|---|---|---|")
     for config, group in runs.groupby("config", sort=False):
         reached = group["time"].notna().sum()

@@ -3,7 +3,7 @@
 
 Usage:
   /usr/bin/python3 analysis/hierarchical_study.py SWEEP_DIR --figures DIR [--csv FILE]
-      [--target 0.78]
+      [--target 0.78|nrmse=0.26]
 
 SWEEP_DIR from `analysis/sweep.py scenarios/sweeps/hierarchical.json`. For each finished run
 (runs/*/run.json with status "completed") it labels the run from its resolved scenario (no edge
@@ -17,8 +17,9 @@ first-level hub links (hubs whose parent is "core") are summed the same way.
 Writes DIR/hierarchical-accuracy-vs-core.png (accuracy against core-link traffic) and
 DIR/hierarchical-accuracy-vs-time.png (against simulated time), and prints a Markdown table:
 final accuracy, core-link and first-level hub-link traffic, simulated time, and the core traffic
-and time at which the accuracy first reached --target. Runs with the same label (seeds) are
-averaged. Exit status 2 for a folder without finished runs or a trace without its columns.
+and time at which the accuracy first reached --target (a test accuracy, or `metric=value` for a
+lower-is-better metric such as nrmse, whose column then replaces the accuracy in the table and
+figures). Runs with the same label (seeds) are averaged. Exit status 2 for a folder without finished runs or a trace without its columns.
 """
 import argparse
 import glob
@@ -35,6 +36,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_schema  # noqa: E402
+from targets import argparse_target  # noqa: E402
 
 PROG = "hierarchical_study"
 
@@ -102,7 +104,7 @@ def read_run(folder):
         return None
     scenario = run["scenario"]
     rounds = read_csv(os.path.join(folder, "rounds.csv"),
-                      ["round", "sim_time_s", "test_accuracy"])
+                      ["round", "sim_time_s", "test_accuracy", "test_nrmse"])
     links = read_csv(os.path.join(folder, "links.csv"), ["time_s", "link", "throughput_bps"])
     sample_s = scenario["output"]["link_sample_s"]
     first_level = []
@@ -122,7 +124,7 @@ def read_run(folder):
 
 
 def first_reach(rounds, target, column):
-    reached = rounds[rounds["test_accuracy"] >= target]
+    reached = target.reached(rounds)
     return float(reached[column].iloc[0]) if not reached.empty else float("nan")
 
 
@@ -131,7 +133,7 @@ def main():
     parser.add_argument("sweep")
     parser.add_argument("--figures", required=True)
     parser.add_argument("--csv")
-    parser.add_argument("--target", type=float, default=0.78)
+    parser.add_argument("--target", type=argparse_target, default="0.78")
     args = parser.parse_args()
 
     runs = [r for r in (read_run(f) for f in sorted(glob.glob(os.path.join(args.sweep, "runs", "*"))))
@@ -143,24 +145,26 @@ def main():
     labels = sorted({r["label"] for r in runs},
                     key=lambda text: next((r["kind"] != "flat", r["k"], text)
                                           for r in runs if r["label"] == text))
+    quality = args.target.column
+    final_name = args.target.final_column or "final_" + args.target.metric
     table = []
     curves = {}
     for label in labels:
         mine = [r for r in runs if r["label"] == label]
         frames = [r["rounds"].set_index("round") for r in mine]
-        mean = sum(f[["test_accuracy", "sim_time_s", "core_mb", "hub_mb"]] for f in frames) / len(frames)
+        mean = sum(f[[quality, "sim_time_s", "core_mb", "hub_mb"]] for f in frames) / len(frames)
         mean = mean.reset_index()
         curves[label] = mean
         last = mean.iloc[-1]
         table.append({
             "run": label,
             "seeds": len(mine),
-            "final_accuracy": last["test_accuracy"],
+            final_name: last[quality],
             "core_mb": last["core_mb"],
             "first_level_hub_mb": last["hub_mb"],
             "sim_time_s": last["sim_time_s"],
-            f"core_mb_to_{args.target:g}": first_reach(mean, args.target, "core_mb"),
-            f"time_s_to_{args.target:g}": first_reach(mean, args.target, "sim_time_s"),
+            f"core_mb_to_{args.target.key}": first_reach(mean, args.target, "core_mb"),
+            f"time_s_to_{args.target.key}": first_reach(mean, args.target, "sim_time_s"),
         })
     summary = pd.DataFrame(table)
     if args.csv:
@@ -172,10 +176,10 @@ def main():
         fig, ax = plt.subplots(figsize=(7, 4.5))
         for i, label in enumerate(labels):
             curve = curves[label]
-            ax.plot(curve[x], curve["test_accuracy"], styles[i % len(styles)], marker="o",
+            ax.plot(curve[x], curve[quality], styles[i % len(styles)], marker="o",
                     markersize=3, label=label)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("test accuracy")
+        ax.set_ylabel(quality.replace("_", " "))
         if x == "core_mb":
             ax.set_xscale("log")
         ax.grid(True, alpha=0.3)
@@ -196,7 +200,7 @@ def main():
             value = row[column]
             if isinstance(value, float):
                 cells.append("—" if np.isnan(value) else
-                             (f"{value:.4f}" if "accuracy" in column else f"{value:.1f}"))
+                             (f"{value:.4f}" if column == final_name else f"{value:.1f}"))
             else:
                 cells.append(str(value))
         print("| " + " | ".join(cells) + " |")

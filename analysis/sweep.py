@@ -44,6 +44,7 @@ from sweep_run import (PROG, Progress, fail, failure_line, is_finished, on_sigte
                        write_atomic, write_json)
 from sweep_slurm import run_one, slurm_submit, slurm_wait
 from sweep_validate import slurm_memory, validate_runs
+import targets as targets_module
 import trace_schema
 
 DEFAULT_TARGETS = "0.7,0.8"
@@ -51,53 +52,14 @@ DEFAULT_TARGETS = "0.7,0.8"
 ROUND_COLUMNS = trace_schema.require("rounds.csv", ["round", "sim_time_s"])
 trace_schema.require("rounds.csv", ["cumulative_uplink_wire_bytes", "cumulative_wire_bytes"])
 
-# Target metrics: name -> (rounds.csv column, True when higher is better). A target is reached
-# in the first round whose value is at least (higher is better) or at most the target.
-METRICS = {"accuracy": ("test_accuracy", True), "nrmse": ("test_nrmse", False),
-           "rmse": ("test_rmse", False), "mae": ("test_mae", False),
-           "loss": ("test_loss", False)}
-trace_schema.require("rounds.csv", [column for column, _ in METRICS.values()])
-
-
-class Target:
-    """One --targets item: `0.8` (accuracy) or `metric=value`, e.g. `nrmse=0.2`."""
-
-    def __init__(self, metric, value):
-        self.metric, self.value = metric, value
-        self.column, self.higher_is_better = METRICS[metric]
-        # Accuracy targets keep their historical names (rounds_to_0.8); others name the
-        # metric (rounds_to_nrmse_0.2).
-        self.key = f"{value:g}" if metric == "accuracy" else f"{metric}_{value:g}"
-
-    def reached(self, rounds):
-        values = rounds[self.column]
-        return rounds[values >= self.value] if self.higher_is_better \
-            else rounds[values <= self.value]
-
-
 # Collecting results --------------------------------------------------------------------------
 
 def parse_targets(text):
-    """`0.7,0.8` (accuracies) or items `metric=value` with metric one of METRICS."""
-    targets = []
-    for item in (t.strip() for t in text.split(",")):
-        if not item:
-            continue
-        metric, _, value = item.rpartition("=")
-        metric = metric.strip() or "accuracy"
-        if metric not in METRICS:
-            raise BadInput(f"--targets: unknown metric '{metric}' in '{item}' "
-                           f"(one of {', '.join(METRICS)})")
-        try:
-            number = float(value)
-        except ValueError:
-            raise BadInput(f"--targets: '{item}' is not a number or metric=number")
-        if metric == "accuracy" and not 0 < number <= 1:
-            raise BadInput(f"--targets: accuracies must lie in (0, 1], got '{text}'")
-        if metric != "accuracy" and not number > 0:
-            raise BadInput(f"--targets: {metric} targets must be positive, got '{item}'")
-        targets.append(Target(metric, number))
-    return targets
+    """`0.7,0.8` (accuracies) or items `metric=value` (analysis/targets.py)."""
+    try:
+        return targets_module.parse_targets(text)
+    except targets_module.TargetError as e:
+        raise BadInput(f"--targets: {e}")
 
 
 def collect(out_dir, targets):

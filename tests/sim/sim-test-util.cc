@@ -95,17 +95,31 @@ ReadCsv(const std::filesystem::path& path)
     std::string line;
     std::vector<std::string> header;
     std::vector<std::map<std::string, std::string>> rows;
+    // RFC 4180 cells: a quoted cell may hold commas, and "" inside it is one quote (pandas
+    // quotes JSON-valued columns of the sweep summaries that way).
     auto split = [](const std::string& text) {
-        std::vector<std::string> cells;
-        std::stringstream ss(text);
-        std::string cell;
-        while (std::getline(ss, cell, ','))
+        std::vector<std::string> cells(1);
+        bool quoted = false;
+        for (size_t i = 0; i < text.size(); ++i)
         {
-            cells.push_back(cell);
-        }
-        if (!text.empty() && text.back() == ',')
-        {
-            cells.emplace_back();
+            const char c = text[i];
+            if (quoted && c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+            {
+                cells.back() += '"';
+                ++i;
+            }
+            else if (c == '"')
+            {
+                quoted = !quoted;
+            }
+            else if (c == ',' && !quoted)
+            {
+                cells.emplace_back();
+            }
+            else
+            {
+                cells.back() += c;
+            }
         }
         return cells;
     };
