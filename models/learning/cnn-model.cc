@@ -117,11 +117,7 @@ CnnModel::Layout() const
 void
 CnnModel::InitParams(std::span<float> params, Rng& rng) const
 {
-    if (params.size() != m_layout.TotalSize())
-    {
-        throw std::invalid_argument("CnnModel::InitParams: got " + std::to_string(params.size()) +
-                                    " floats, layout has " + std::to_string(m_layout.TotalSize()));
-    }
+    CheckInitSize("CnnModel", m_layout, params);
     float* p = params.data();
     InitConv(p + m_layout.Offset(kConv1Weight),
              p + m_layout.Offset(kConv1Bias),

@@ -65,11 +65,7 @@ MlpModel::Layout() const
 void
 MlpModel::InitParams(std::span<float> params, Rng& rng) const
 {
-    if (params.size() != m_layout.TotalSize())
-    {
-        throw std::invalid_argument("MlpModel::InitParams: got " + std::to_string(params.size()) +
-                                    " floats, layout has " + std::to_string(m_layout.TotalSize()));
-    }
+    CheckInitSize("MlpModel", m_layout, params);
     m_stack.InitParams(params.data(), rng);
 }
 

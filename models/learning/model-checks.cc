@@ -28,6 +28,16 @@ CheckParamsAndData(const std::string& model,
 }
 
 void
+CheckInitSize(const std::string& model, const TensorLayout& layout, std::span<float> params)
+{
+    if (params.size() != layout.TotalSize())
+    {
+        throw std::invalid_argument(model + "::InitParams: got " + std::to_string(params.size()) +
+                                    " floats, layout has " + std::to_string(layout.TotalSize()));
+    }
+}
+
+void
 CheckGradientSize(const std::string& model,
                   std::span<const float> params,
                   std::span<const float> grad)

@@ -21,6 +21,9 @@ void CheckParamsAndData(const std::string& model,
                         std::span<const float> params,
                         const Dataset& data);
 
+/// Throws unless params (the buffer InitParams fills) has the layout's size.
+void CheckInitSize(const std::string& model, const TensorLayout& layout, std::span<float> params);
+
 /// Throws unless grad has as many floats as params.
 void CheckGradientSize(const std::string& model,
                        std::span<const float> params,

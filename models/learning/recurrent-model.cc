@@ -85,11 +85,7 @@ RecurrentModel::Layout() const
 void
 RecurrentModel::InitParams(std::span<float> params, Rng& rng) const
 {
-    if (params.size() != m_layout.TotalSize())
-    {
-        throw std::invalid_argument(m_name + "::InitParams: got " + std::to_string(params.size()) +
-                                    " floats, layout has " + std::to_string(m_layout.TotalSize()));
-    }
+    CheckInitSize(m_name, m_layout, params);
     for (size_t l = 0; l < m_layers.size(); ++l)
     {
         m_layers[l].InitParams(params.data() + m_layerOffsets[l], rng);

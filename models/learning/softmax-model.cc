@@ -71,12 +71,7 @@ SoftmaxModel::Layout() const
 void
 SoftmaxModel::InitParams(std::span<float> params, Rng& /* rng */) const
 {
-    if (params.size() != m_layout.TotalSize())
-    {
-        throw std::invalid_argument("SoftmaxModel::InitParams: got " +
-                                    std::to_string(params.size()) + " floats, layout has " +
-                                    std::to_string(m_layout.TotalSize()));
-    }
+    CheckInitSize("SoftmaxModel", m_layout, params);
     std::fill(params.begin(), params.end(), 0.0f);
 }
 

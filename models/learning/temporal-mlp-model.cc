@@ -61,12 +61,7 @@ TemporalMlpModel::Layout() const
 void
 TemporalMlpModel::InitParams(std::span<float> params, Rng& rng) const
 {
-    if (params.size() != m_layout.TotalSize())
-    {
-        throw std::invalid_argument("TemporalMlpModel::InitParams: got " +
-                                    std::to_string(params.size()) + " floats, layout has " +
-                                    std::to_string(m_layout.TotalSize()));
-    }
+    CheckInitSize("TemporalMlpModel", m_layout, params);
     m_stack.InitParams(params.data(), rng);
 }
 
