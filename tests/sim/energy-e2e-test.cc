@@ -63,7 +63,7 @@ TEST(EnergyE2e, EveryRowFollowsTheFormulaAndRoundsSumThem)
                                            {"idle_w", 0.75}};
     slow["name"] = "slow";
     slow["count"] = 2;
-    slow["compute"]["samples_per_second"] = 4000;
+    slow["compute"]["samples_per_second"] = 8000;
     slow["energy"] = {{"preset", "raspberry_pi_4"}};
     s["clients"]["groups"].push_back(slow);
     WriteFile(dir.Path() / "energy.json", s.dump());
