@@ -7,6 +7,8 @@ Writes into PLOT_DIR (default DIR/plots), each as PNG and PDF:
   accuracy-vs-uplink   test accuracy against cumulative uplink wire traffic (the headline)
   accuracy-vs-time     test accuracy against simulated time
   accuracy-vs-round    test accuracy against round
+  accuracy-vs-energy   test accuracy against cumulative energy (runs whose scenario models
+                       energy: rounds.csv cumulative_energy_j, docs/energy.md)
   client-traffic       distribution over clients of the uplink bytes each one sent
   links                link capacity and throughput over time (runs with links.csv)
   hub-links            throughput of each hub's link toward the core and back (runs whose
@@ -415,6 +417,11 @@ def main():
                     "accuracy-vs-time", formats, written)
     accuracy_figure(title, frame, "round", "round", False, out_dir, "accuracy-vs-round",
                     formats, written)
+    if "cumulative_energy_j" in frame.columns and frame["cumulative_energy_j"].notna().any():
+        # Only runs whose scenario models energy (the column is empty otherwise).
+        energy = frame[frame["cumulative_energy_j"].notna()]
+        accuracy_figure(title, energy, "cumulative_energy_j", "cumulative energy (J)", False,
+                        out_dir, "accuracy-vs-energy", formats, written)
     client_traffic_figure(title, frame, runs, out_dir, formats, written)
     links_figure(title, frame, runs, out_dir, formats, written)
     hub_links_figure(title, frame, runs, out_dir, formats, written)

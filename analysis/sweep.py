@@ -106,6 +106,10 @@ def collect(out_dir, targets):
                     "uplink_wire_bytes": result.get("uplink_wire_bytes"),
                     "total_wire_bytes": (result.get("uplink_wire_bytes", 0)
                                          + result.get("downlink_wire_bytes", 0)),
+                    # Empty when the scenario models no energy (the column's cells are).
+                    "energy_j": (rounds["cumulative_energy_j"].iloc[-1]
+                                 if "cumulative_energy_j" in rounds.columns and len(rounds)
+                                 else None),
                     "wall_time_s": manifest.get("wall_time_s"),
                     "kernels": manifest.get("kernels", "")})
         for target in targets:
@@ -118,6 +122,9 @@ def collect(out_dir, targets):
                                  ("cumulative_wire_bytes", "wire_bytes_to")):
                 if column in rounds.columns:
                     row[f"{name}_{key}"] = first[column] if first is not None else None
+            if "cumulative_energy_j" in rounds.columns:
+                row[f"energy_to_{key}_j"] = (first["cumulative_energy_j"]
+                                             if first is not None else None)
         finals.append(row)
 
     summary = pd.concat(rounds_frames, ignore_index=True) if rounds_frames else pd.DataFrame()

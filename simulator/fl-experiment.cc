@@ -346,6 +346,12 @@ FlExperiment::ConnectStats(RunState& run) const
     stats.SetAsync(m_config.server.async);
     stats.SetAdaptive(m_config.uplinkCodec.Traits().adaptive);
     stats.SetAttacks(m_task->attacks);
+    std::vector<std::optional<fedran::EnergySpec>> energy; // clients numbered group by group
+    for (const fedran::ClientGroupConfig& group : m_config.groups)
+    {
+        energy.insert(energy.end(), group.count, group.energy);
+    }
+    stats.SetEnergy(std::move(energy), m_config.server.energyComputeW);
     std::vector<std::string> clientHubs;
     for (uint32_t i = 0; i < run.clients.size(); ++i)
     {

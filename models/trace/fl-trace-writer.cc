@@ -39,7 +39,37 @@ AddCost(CsvWriter& csv, double seconds)
     }
 }
 
+/// An energy in joules: it spans microjoules to megajoules, so significant digits.
+void
+AddJoules(CsvWriter& csv, double joules)
+{
+    csv.AddSignificant(joules, 9);
+}
+
 } // namespace
+
+EnergyTimes
+EnergyTimesOf(const ClientRow& row)
+{
+    EnergyTimes times;
+    if (row.modelSentS >= 0.0 && row.modelReceivedS >= 0.0)
+    {
+        times.downloadS = row.modelReceivedS - row.modelSentS;
+    }
+    times.computeS = row.computeS;
+    times.encodeS = row.encodeS;
+    if (row.uploadStartS >= 0.0 && row.uploadEndS >= 0.0)
+    {
+        times.uploadS = row.uploadEndS - row.uploadStartS;
+    }
+    // Idle only when the update arrived within the window: a site still busy at its end (or
+    // gone) was never idle in it, since a round's steps follow one another.
+    if (row.windowStartS >= 0.0 && row.uploadEndS >= 0.0 && row.uploadEndS <= row.windowEndS)
+    {
+        times.windowS = row.windowEndS - row.windowStartS;
+    }
+    return times;
+}
 
 const char*
 ClientStatus(UpdateFate fate, bool arrived)
@@ -137,6 +167,39 @@ FlTraceWriter::AddAdaptiveColumns(const ClientRow& row)
 }
 
 void
+FlTraceWriter::SetEnergy(std::vector<std::optional<EnergySpec>> clients,
+                         std::optional<double> serverComputeW)
+{
+    m_energy = std::move(clients);
+    m_serverComputeW = serverComputeW;
+    m_energyColumns = serverComputeW.has_value();
+    for (const std::optional<EnergySpec>& spec : m_energy)
+    {
+        m_energyColumns = m_energyColumns || spec.has_value();
+    }
+}
+
+ClientEnergy
+FlTraceWriter::AddEnergyColumns(uint32_t client, const ClientRow& row)
+{
+    if (client >= m_energy.size() || !m_energy[client])
+    {
+        m_clients->AddEmpty().AddEmpty().AddEmpty();
+        return {};
+    }
+    const EnergySpec& spec = *m_energy[client];
+    const ClientEnergy total = ChargeClient(spec, EnergyTimesOf(row));
+    // A later row of the same update (late_arrival) charges what the earlier one could not.
+    const double computeJ = total.computeJ - row.charged.computeJ;
+    const double radioJ = total.radioJ - row.charged.radioJ;
+    AddJoules(*m_clients, computeJ);
+    AddJoules(*m_clients, radioJ);
+    spec.Idle() ? AddJoules(*m_clients, total.idleJ) : (void)m_clients->AddEmpty();
+    m_roundClientJ += computeJ + radioJ + total.idleJ;
+    return total;
+}
+
+ClientEnergy
 FlTraceWriter::WriteClientRow(uint32_t round,
                               uint32_t client,
                               const ClientRow& row,
@@ -202,7 +265,13 @@ FlTraceWriter::WriteClientRow(uint32_t round,
     {
         m_clients->AddEmpty();
     }
+    if (row.decodeS > 0.0)
+    {
+        m_roundDecodeS += row.decodeS;
+    }
+    const ClientEnergy charged = AddEnergyColumns(client, row);
     m_clients->EndRow();
+    return charged;
 }
 
 void
@@ -233,6 +302,24 @@ FlTraceWriter::WriteRoundRow(const RoundRecord& record,
         .Add(totals.uplinkWireBytes + totals.downlinkWireBytes)
         .Add(record.robustRule);
     AddTime(*m_rounds, record.bufferFillS);
+    if (m_energyColumns)
+    {
+        // The server computes while it decodes the round's updates, combines them and
+        // evaluates the new model; the clients' rows are those written during the round.
+        const double serverJ =
+            m_serverComputeW.value_or(0.0) *
+            (m_roundDecodeS + std::max(record.aggregateS, 0.0) + std::max(record.evaluateS, 0.0));
+        const double roundJ = m_roundClientJ + serverJ;
+        m_cumulativeJ += roundJ;
+        AddJoules(*m_rounds, roundJ);
+        AddJoules(*m_rounds, m_cumulativeJ);
+    }
+    else
+    {
+        m_rounds->AddEmpty().AddEmpty();
+    }
+    m_roundClientJ = 0.0;
+    m_roundDecodeS = 0.0;
     m_rounds->EndRow();
 }
 

@@ -2,12 +2,14 @@
 #define FEDRAN_MODELS_TRACE_FL_TRACE_WRITER_H
 
 #include "models/fl/byzantine-config.h"
+#include "models/fl/energy-model.h"
 #include "models/fl/trace-records.h"
 #include "models/trace/csv-writer.h"
 #include "models/trace/run-totals.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +47,17 @@ struct ClientRow
     double aggregateWeight = -1.0; ///< < 0: not aggregated
     int64_t modelVersion = -1;     ///< async: the version trained from
     int64_t staleness = -1;        ///< async: versions the server moved on meanwhile
+    double modelSentS = -1.0;      ///< when the server handed it the (first) model frame
+    /// The window the row covers, for idle energy: the round (start, end); < 0: none.
+    double windowStartS = -1.0;
+    double windowEndS = -1.0;
+    /// What earlier rows of the same update already charged (a `late` row, before its
+    /// `late_arrival` row charges the rest).
+    ClientEnergy charged;
 };
+
+/// The busy times of `row` that the energy model charges (docs/energy.md).
+EnergyTimes EnergyTimesOf(const ClientRow& row);
 
 /// clients.csv's `status` of an update with `fate` ("late" if it never `arrived`).
 const char* ClientStatus(UpdateFate fate, bool arrived);
@@ -101,7 +113,17 @@ class FlTraceWriter
     /// Row identity of child `id` (an edge aggregator): its `group` and `hub` columns.
     void SetChild(uint32_t id, const std::string& group, const std::string& hub);
 
-    void WriteClientRow(uint32_t round, uint32_t client, const ClientRow& row, const char* status);
+    /// Per client id, its energy model (nullopt: none, empty energy cells), and the server's
+    /// compute power (nullopt: none). Either one set fills rounds.csv's energy columns.
+    void SetEnergy(std::vector<std::optional<EnergySpec>> clients,
+                   std::optional<double> serverComputeW);
+
+    /// Writes the row; returns the energy its update has been charged so far (this row's
+    /// cells plus row.charged), for a later row of the same update.
+    ClientEnergy WriteClientRow(uint32_t round,
+                                uint32_t client,
+                                const ClientRow& row,
+                                const char* status);
 
     /// The round's row; `totals` already include this round's bytes.
     void WriteRoundRow(const RoundRecord& record, const RoundBytes& bytes, const RunTotals& totals);
@@ -113,6 +135,8 @@ class FlTraceWriter
 
   private:
     void AddAdaptiveColumns(const ClientRow& row);
+    /// The energy columns of client `client`'s row; returns its update's total so far.
+    ClientEnergy AddEnergyColumns(uint32_t client, const ClientRow& row);
 
     std::vector<std::string> m_groupNames;
     std::vector<std::string> m_clientHubs;
@@ -121,6 +145,12 @@ class FlTraceWriter
     bool m_async = false;
     std::vector<AttackConfig> m_attacks;
     size_t m_adaptiveColumns = 0; ///< clients.csv's columns from rung on
+    std::vector<std::optional<EnergySpec>> m_energy;
+    std::optional<double> m_serverComputeW;
+    bool m_energyColumns = false; ///< some energy is modelled: rounds.csv's cells are filled
+    double m_roundClientJ = 0.0;  ///< client rows written since the last round row
+    double m_roundDecodeS = 0.0;  ///< their decode_s: the server's time folding them in
+    double m_cumulativeJ = 0.0;
     std::unique_ptr<CsvWriter> m_rounds;
     std::unique_ptr<CsvWriter> m_clients;
 };

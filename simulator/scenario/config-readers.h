@@ -96,6 +96,16 @@ void ReadFaults(const nlohmann::json& scenario,
                 ScenarioConfig& config,
                 std::vector<std::string>& errors);
 
+/// clients.groups[].energy (presets resolved) and server.energy; refuses energy for the sites
+/// behind an edge aggregator and idle_w in async mode (needs hubs, aggregators and the mode
+/// read).
+void ReadEnergy(const nlohmann::json& scenario,
+                ScenarioConfig& config,
+                std::vector<std::string>& errors);
+/// Makes run.json record the powers used (a preset's values filled in), and no energy object
+/// for a group without one.
+void RecordEnergy(nlohmann::json& scenario, const ScenarioConfig& config);
+
 /// "data", "model" and "training" (needs config.rounds already read, for the cosine schedule).
 void ReadLearning(const nlohmann::json& scenario,
                   ScenarioConfig& config,

@@ -257,6 +257,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     }
     ReadCaptureOutputs(output, clients, config, errors);
     ReadFaults(scenario, config, errors);
+    ReadEnergy(scenario, config, errors);
     return config;
 }
 
@@ -507,6 +508,7 @@ ToConfig(const nlohmann::json& resolved)
     scenario["output"]["dir"] = config.outputDir;
     scenario["server"]["server_lr"] = config.server.optimizer.lr;
     RecordLearning(scenario, config);
+    RecordEnergy(scenario, config);
     config.resolved = std::move(scenario);
     return config;
 }

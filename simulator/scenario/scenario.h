@@ -9,6 +9,7 @@
 
 #include "compression/codec-spec.h"
 #include "models/fl/byzantine-config.h"
+#include "models/fl/energy-model.h"
 #include "models/fl/federated-task.h"
 #include "models/fl/rule-spec.h"
 #include "models/fl/staleness.h"
@@ -51,6 +52,8 @@ struct ClientGroupConfig
     DeviceCompute device;     ///< compute.cores, codec_speed and profile
     AvailabilityConfig availability;
     AttackConfig attack; ///< clients.groups[].attack; type empty: honest
+    /// clients.groups[].energy, a preset resolved; none without (docs/energy.md).
+    std::optional<EnergySpec> energy;
     LinkConfig backhaul;
     /// clients.groups[].hub: the hubs (indices into Network::hubs) the group's clients hang
     /// off in turn (client j of the group: hubs[j % size]); empty: the aggregation router.
@@ -159,6 +162,8 @@ struct ScenarioConfig
         bool async = false;              ///< server.mode "async"
         AsyncConfig asyncConfig;         ///< server.async
         DeviceCompute compute;           ///< server.compute
+        /// server.energy.compute_w; none without.
+        std::optional<double> energyComputeW;
     } server;
 
     std::vector<ClientGroupConfig> groups;

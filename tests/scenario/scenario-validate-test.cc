@@ -54,6 +54,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
                                  {"pipelining", {{"mode", "none"}, {"bucket_bytes", 26214400}}}});
     expected["compression"]["downlink_reference"] = "model";
     expected["clients"]["groups"][0]["availability"] = json::object();
+    expected["clients"]["groups"][0]["energy"] = json::object(); // none; ToConfig drops it
     expected["clients"]["groups"][0]["compute"].update({{"cores", 1}, {"codec_speed", 1}});
     expected["server"]["compute"] = {{"cores", 1}, {"speed", 1}};
     expected["server"].update({{"over_select", 1},
@@ -105,6 +106,7 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
             "count": 4,
             "compute": {"samples_per_second": 2000, "cores": 1, "codec_speed": 1},
             "availability": {},
+            "energy": {},
             "backhaul": {"type": "p2p", "rate": "50Mbps", "delay": "5ms", "loss": 0}
         }]},
         "network": {"core": {"rate": "1Gbps", "delay": "10ms",

@@ -48,9 +48,10 @@ TEST(TraceSchema, TableIsTheSourceFileCompiledInAndWellFormed)
     ASSERT_NO_THROW(fromSource = json::parse(TableTextFromSource()));
     EXPECT_EQ(json::parse(TraceColumnsJson()), fromSource);
 
-    // "signal": a forecast error in the forecast series' own units (e.g. Milan's activity).
+    // "signal": a forecast error in the forecast series' own units (e.g. Milan's activity);
+    // "J": energy (docs/energy.md).
     const std::set<std::string>
-        units{"", "s", "B", "bit/s", "dB", "nats", "0–1", "clients", "examples/s", "signal"};
+        units{"", "s", "B", "bit/s", "dB", "nats", "0–1", "clients", "examples/s", "signal", "J"};
     std::vector<std::string> files;
     for (const TraceFile& file : TraceFiles())
     {

@@ -82,12 +82,22 @@ FlStatsHelper::ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes)
     if (m_async)
     {
         // A trip: from the model sent to the update's arrival, keyed by the model's round.
-        m_trips[{round, client}].downlinkBytes += frameBytes;
+        ClientRow& trip = m_trips[{round, client}];
+        trip.downlinkBytes += frameBytes;
+        if (trip.modelSentS < 0.0)
+        {
+            trip.modelSentS = Simulator::Now().GetSeconds();
+        }
         m_round.downlinkPayload += frameBytes;
         return;
     }
     m_currentRound = round;
-    m_current[client].downlinkBytes += frameBytes; // a two-exchange codec sends more than one
+    ClientRow& row = m_current[client];
+    row.downlinkBytes += frameBytes; // a two-exchange codec sends more than one
+    if (row.modelSentS < 0.0)
+    {
+        row.modelSentS = Simulator::Now().GetSeconds(); // the download starts with the first
+    }
     m_round.downlinkPayload += frameBytes;
 }
 
@@ -289,16 +299,21 @@ FlStatsHelper::RoundEnded(const fedran::RoundRecord& record)
     }
     for (uint32_t client : m_async ? std::vector<uint32_t>{} : record.selected)
     {
-        const ClientRow& row = m_current[client];
-        m_writer.WriteClientRow(record.round,
-                                client,
-                                row,
-                                row.crashed ? "crashed"
-                                            : fedran::ClientStatus(row.fate, row.arrived));
+        ClientRow& row = m_current[client];
+        row.windowStartS = record.startS;
+        row.windowEndS = record.endS;
+        const fedran::ClientEnergy charged = m_writer.WriteClientRow(
+            record.round,
+            client,
+            row,
+            row.crashed ? "crashed" : fedran::ClientStatus(row.fate, row.arrived));
         if (!row.arrived)
         {
-            // Kept for the `late_arrival` row, if its update arrives.
-            m_late[{record.round, client}] = row;
+            // Kept for the `late_arrival` row, if its update arrives; that row charges the
+            // energy this one could not.
+            ClientRow& late = m_late[{record.round, client}];
+            late = row;
+            late.charged = charged;
         }
     }
 

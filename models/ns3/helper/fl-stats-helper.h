@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,14 @@ class FlStatsHelper
     void SetAttacks(std::vector<fedran::AttackConfig> attacks)
     {
         m_writer.SetAttacks(std::move(attacks));
+    }
+
+    /// The energy model (docs/energy.md): per client id its powers (nullopt: none), and the
+    /// server's compute power (nullopt: none).
+    void SetEnergy(std::vector<std::optional<fedran::EnergySpec>> clients,
+                   std::optional<double> serverComputeW)
+    {
+        m_writer.SetEnergy(std::move(clients), serverComputeW);
     }
 
     /// server.mode async: a clients.csv row per trip (model sent to update arrived), written
