@@ -161,8 +161,9 @@ TEST(LevelPolicyTest, AdagqWidthsFollowTheMeasuredRatesNormsAndFinishTimes)
     };
     // Rounds 1 and 2 at the start width, 8 bits (round 2: no rate known yet, nor a fit of the
     // responses; one size each so far, taken as all upload: both reach the 8-bit cap).
-    // Round 1's 1125-byte and round 2's 1000-byte updates fit 1 s + 0.0008 (0.0016) s/byte.
-    round(1, {1125, 1125}, 2.0, 1.0);
+    // Round 1's 1500-byte and round 2's 1000-byte updates (a third smaller: enough for a fit)
+    // fit 1 s + 0.0008 (0.0016) s/byte; later sizes keep or repeat that fit.
+    round(1, {1500, 1500}, 2.0, 1.0);
     EXPECT_EQ(policy.Level(), 255u); // no rate: 8 bits; no earlier norm
     round(2, {1000, 1000}, 1.8, 0.5);
     // R_1 = (2.0 - 1.8) / 10 = 0.02 at 8 bits, no earlier rate: one bit less (the probe's
