@@ -23,6 +23,31 @@ AdagqNextMeanBits(const AdagqRound& round, double lambdaG, double maxBits)
     return std::clamp(next, 1.0, maxBits);
 }
 
+double
+AdagqNextMeanBitsMeasured(const AdagqMeasured& round, double lambdaG, double maxBits)
+{
+    double step = 0.0;
+    if (std::isfinite(round.rate))
+    {
+        if (std::isfinite(round.earlierRate) && round.rateBits != round.earlierBits)
+        {
+            const double slope =
+                (round.rate - round.earlierRate) / (round.rateBits - round.earlierBits);
+            step = slope < 0.0 ? -1.0 : 1.0;
+        }
+        else
+        {
+            step = round.rateBits > 1.0 ? -1.0 : 1.0;
+        }
+    }
+    double next = round.bits + step;
+    if (round.previousGradNorm > 0.0 && round.gradNorm > 0.0)
+    {
+        next += lambdaG * (std::log2(round.gradNorm) - std::log2(round.previousGradNorm));
+    }
+    return std::clamp(next, 1.0, maxBits);
+}
+
 namespace
 {
 

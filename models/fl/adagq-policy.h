@@ -19,6 +19,7 @@
 // chosen so that the clients' mean level, mean(2^{b_i} - 1), equals 2^{b-bar} - 1.
 // Only the rules live here: docs/adaptive-bitrate.md says what feeds them.
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -40,6 +41,28 @@ struct AdagqRound
 
 /// The next round's mean bit width b-bar_{k+1}, in [1, maxBits].
 double AdagqNextMeanBits(const AdagqRound& round, double lambdaG, double maxBits);
+
+/// The same search without the probe: the sign of dR/db estimated from the last two rounds
+/// whose rates are known (the estimated-sign step of Han et al., ICDCS 2020, that AdaGQ
+/// builds on), as the server runs it (adagq-server.h; docs/adaptive-bitrate.md says why).
+struct AdagqMeasured
+{
+    double bits = 8.0;           ///< b-bar_k, the width the step starts from
+    double rateBits = 0.0;       ///< the width of the latest round with a known rate
+    double rate = NAN;           ///< its R (NaN: none known yet)
+    double earlierBits = 0.0;    ///< the width of the round before it with a known rate
+    double earlierRate = NAN;    ///< its R (NaN: none)
+    double gradNorm = 0.0;       ///< ||g_k||
+    double previousGradNorm = 0; ///< ||g_{k-1}|| (<= 0: no adjustment)
+};
+
+/**
+ * b-bar_{k+1} = b-bar_k + step + lambda_g (log2 ||g_k|| - log2 ||g_{k-1}||), in [1, maxBits].
+ * step: 0 without a known rate; -1 (the paper's probe direction, one bit less; +1 at 1 bit)
+ * with one rate, or two at the same width; else -1 if (R - R_earlier) / (b - b_earlier) < 0
+ * (fewer bits progressed faster per second), +1 otherwise, as the paper's sign test.
+ */
+double AdagqNextMeanBitsMeasured(const AdagqMeasured& round, double lambdaG, double maxBits);
 
 struct AdagqClientTimes
 {

@@ -166,7 +166,8 @@ ParseControllerConfig(const nlohmann::json& spec, const std::string& path, size_
                                          {"hybrid", Policy::Hybrid},
                                          {"time", Policy::Time},
                                          {"dadaquant", Policy::ServerLevel},
-                                         {"adaquantfl", Policy::ServerLevel}})
+                                         {"adaquantfl", Policy::ServerLevel},
+                                         {"adagq", Policy::ServerLevel}})
                         .value_or(config.policy);
     config.fixedRung = reader.Count("rung", 0, rungs - 1).value_or(0);
     config.safety = reader.Number("safety", 0.0, 1.0, true).value_or(config.safety);

@@ -36,6 +36,10 @@ RuleOf(const nlohmann::json& spec)
     {
         return LevelRule::Adaquantfl;
     }
+    if (*policy == "adagq")
+    {
+        return LevelRule::Adagq;
+    }
     return std::nullopt;
 }
 
@@ -101,7 +105,15 @@ ReadKeys(const nlohmann::json& spec, const std::string& path, LevelRule rule, ui
     }
     config.s0 = Count(spec, path, "s0", 1, 1u << 20).value_or(config.s0);
     config.lambdaG = Number(spec, path, "lambda_g", 0.0, 1e6).value_or(config.lambdaG);
-    config.startBits = Count(spec, path, "start_bits", 1, 20).value_or(config.startBits);
+    config.maxBits = Count(spec, path, "max_bits", 1, 8).value_or(config.maxBits);
+    // The paper starts at 8 bits; a narrower ladder starts at its top.
+    config.startBits =
+        Count(spec, path, "start_bits", 1, 8).value_or(std::min(config.startBits, config.maxBits));
+    if (config.startBits > config.maxBits)
+    {
+        throw CodecConfigError(path + ".start_bits: must be at most max_bits (" +
+                               std::to_string(config.maxBits) + ")");
+    }
     return config;
 }
 
@@ -131,9 +143,12 @@ WithLevelLadder(const nlohmann::json& spec)
         return spec;
     }
     uint32_t top = 32;
+    uint32_t maxBits = 8;
     try
     {
-        top = MaxLevel(spec, "", ReadKeys(spec, "", *rule, 0));
+        const LevelPolicyConfig config = ReadKeys(spec, "", *rule, 0);
+        top = MaxLevel(spec, "", config);
+        maxBits = config.maxBits;
     }
     catch (const CodecConfigError&)
     {
@@ -141,6 +156,16 @@ WithLevelLadder(const nlohmann::json& spec)
     }
     nlohmann::json out = spec;
     nlohmann::json ladder = nlohmann::json::array();
+    if (*rule == LevelRule::Adagq)
+    {
+        // b bits per element carry the levels s = 2^b - 1 (halving s is one bit less).
+        for (uint32_t bits = maxBits; bits >= 1; --bits)
+        {
+            ladder.push_back({{"type", "qsgd"}, {"levels", (1u << bits) - 1}, {"bucket", kBucket}});
+        }
+        out["ladder"] = std::move(ladder);
+        return out;
+    }
     for (uint32_t level = top; level >= 1; --level)
     {
         ladder.push_back({{"type", "qsgd"}, {"levels", level}, {"bucket", kBucket}});
@@ -218,14 +243,28 @@ ServerLevelPolicy::ServerLevelPolicy(LevelPolicyConfig config)
                          m_config.rungLevels.empty() ? m_config.s0 : m_config.rungLevels.front());
             break;
         case LevelRule::Adagq:
+            m_adagq.emplace(
+                AdagqServerConfig{m_config.lambdaG, m_config.startBits, m_config.maxBits});
+            m_level = (1u << m_config.startBits) - 1;
             break;
     }
 }
 
 std::vector<uint32_t>
-ServerLevelPolicy::Assign(std::span<const uint32_t> samples)
+ServerLevelPolicy::Assign(std::span<const uint32_t> samples,
+                          std::span<const uint32_t> clients,
+                          double startS)
 {
     const uint32_t cap = m_config.rungLevels.empty() ? m_level : m_config.rungLevels.front();
+    if (m_adagq)
+    {
+        std::vector<uint32_t> levels = m_adagq->Assign(clients, startS);
+        for (uint32_t& level : levels)
+        {
+            level = std::min((1u << level) - 1, cap); // the width's level, s = 2^b - 1
+        }
+        return levels;
+    }
     if (m_dadaquant)
     {
         const std::vector<double> weights(samples.begin(), samples.end());
@@ -245,8 +284,22 @@ ServerLevelPolicy::LossReported(uint32_t samples, double loss)
 }
 
 void
-ServerLevelPolicy::RoundClosed()
+ServerLevelPolicy::UpdateArrived(uint32_t client, uint64_t frameBytes, double arrivalS)
 {
+    if (m_adagq)
+    {
+        m_adagq->UpdateArrived(client, frameBytes, arrivalS);
+    }
+}
+
+void
+ServerLevelPolicy::RoundClosed(double aggregateNorm)
+{
+    if (m_adagq)
+    {
+        m_adagq->RoundClosed(m_weightSum > 0.0 ? m_lossSum / m_weightSum : NAN, aggregateNorm);
+        m_level = (1u << uint32_t(std::lround(m_adagq->MeanBits()))) - 1;
+    }
     if (m_weightSum > 0.0)
     {
         const double estimate = m_lossSum / m_weightSum;

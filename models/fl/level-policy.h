@@ -2,9 +2,10 @@
 #define FEDRAN_MODELS_FL_LEVEL_POLICY_H
 
 // The published adaptive-quantization schemes as policies of an "adaptive" uplink
-// ("policy": "dadaquant" | "adaquantfl"; AdaGQ's rules are not wired yet): the server
-// decides each sampled client's QSGD level from inputs only it has (the sampled clients'
-// losses and aggregation weights), and the client sends its update at that level. The rules
+// ("policy": "dadaquant" | "adaquantfl" | "adagq"): the server decides each sampled client's
+// QSGD level from inputs only it has (the sampled clients' losses and aggregation weights;
+// for AdaGQ also the round times, each update's arrival and the aggregated update's norm,
+// adagq-server.h), and the client sends its update at that level. The rules
 // themselves live in dadaquant-policy.h, adaquantfl-policy.h and adagq-policy.h; this unit
 // reads their keys, builds their ladder of QSGD levels when the spec has none, and runs them
 // round by round on the server (ServerLevelPolicy).
@@ -17,11 +18,13 @@
 // lag of one round against the papers, where the level of round t uses round t's losses.
 
 #include "models/fl/adagq-policy.h"
+#include "models/fl/adagq-server.h"
 #include "models/fl/adaquantfl-policy.h"
 #include "models/fl/dadaquant-policy.h"
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -45,6 +48,7 @@ struct LevelPolicyConfig
     uint32_t s0 = 2;           ///< AdaQuantFL's first level
     double lambdaG = 1.0;      ///< AdaGQ's gradient-norm weight
     uint32_t startBits = 8;    ///< AdaGQ's first mean width
+    uint32_t maxBits = 8;      ///< AdaGQ's widest rung, level 2^maxBits - 1
     /// The levels of the ladder's rungs, most faithful (highest) first.
     std::vector<uint32_t> rungLevels;
 };
@@ -80,18 +84,26 @@ class ServerLevelPolicy
   public:
     explicit ServerLevelPolicy(LevelPolicyConfig config);
 
-    /// A round starts with these sampled clients (their example counts, the aggregation
-    /// weights): the level each is to use, in the same order.
-    std::vector<uint32_t> Assign(std::span<const uint32_t> samples);
+    /// A round starts at `startS` with these sampled clients (`samples`: their example
+    /// counts, the aggregation weights; `clients`: their ids, which AdaGQ needs): the level
+    /// each is to use, in the same order.
+    std::vector<uint32_t> Assign(std::span<const uint32_t> samples,
+                                 std::span<const uint32_t> clients = {},
+                                 double startS = 0.0);
 
     /// An accepted update of the current round reported `loss` (its client's loss of the
     /// round's model) and carries `samples` examples.
     void LossReported(uint32_t samples, double loss);
 
+    /// An accepted update of the current round from `client`, `frameBytes` long, arrived at
+    /// `arrivalS` (AdaGQ's response times; the other rules ignore it).
+    void UpdateArrived(uint32_t client, uint64_t frameBytes, double arrivalS);
+
     /// The round closed: its loss reports (their sample-weighted mean, as the sampled
     /// clients' weights sum to one) feed the rule, which sets the next round's level. A round
     /// without reports leaves the level and the rule's history as they were.
-    void RoundClosed();
+    /// `aggregateNorm`: the norm of the round's aggregated update (AdaGQ; NaN: none).
+    void RoundClosed(double aggregateNorm = NAN);
 
     /// The level of the next Assign (DAdaQuant: before its client split).
     uint32_t Level() const
@@ -103,6 +115,7 @@ class ServerLevelPolicy
     LevelPolicyConfig m_config;
     std::optional<DadaquantSchedule> m_dadaquant;
     std::optional<AdaquantflSchedule> m_adaquantfl;
+    std::optional<AdagqServer> m_adagq;
     uint32_t m_level = 1;
     double m_lossSum = 0.0;
     double m_weightSum = 0.0;

@@ -33,7 +33,7 @@ enum class Policy
     Variance,   ///< fewest bits whose relative error stays under kappa x the sampling noise
     Hybrid,     ///< Variance's choice, or a coarser rung if the Deadline budget demands it
     Time,       ///< most expected progress per second of round time (time-policy.h)
-    /// A level policy (dadaquant, adaquantfl): the QSGD level the server assigned in the
+    /// A level policy (dadaquant, adaquantfl, adagq): the QSGD level the server assigned in the
     /// model frame (level-policy.h)
     ServerLevel,
 };

@@ -88,6 +88,7 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
         if (m_levels)
         {
             m_levels->LossReported(frame.header.samples, loss);
+            m_levels->UpdateArrived(client, record.frameBytes, m_host.NowSeconds());
         }
     }
     catch (const DecodeError& e)

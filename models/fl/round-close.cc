@@ -78,7 +78,19 @@ RoundCoordinator::EndRound()
                                                      m_host.NowSeconds());
     if (m_levels)
     {
-        m_levels->RoundClosed(); // the round's loss reports set the next round's level
+        // The round's loss reports (and for AdaGQ its aggregated update's norm) set the next
+        // round's level.
+        double norm = std::nan("");
+        if (combined > 0)
+        {
+            double squares = 0.0;
+            for (float v : m_state.combined)
+            {
+                squares += double(v) * double(v);
+            }
+            norm = std::sqrt(squares);
+        }
+        m_levels->RoundClosed(norm);
     }
     record.aggregateS = close.aggregateS;
     record.evaluateS = close.evaluateS;

@@ -249,7 +249,7 @@ RoundCoordinator::StartRound()
         {
             samples.push_back(static_cast<uint32_t>(m_task->partition.at(client).size()));
         }
-        levels = m_levels->Assign(samples);
+        levels = m_levels->Assign(samples, m_selected, m_roundStartS);
     }
     for (size_t i = 0; i < m_selected.size(); ++i)
     {

@@ -36,6 +36,32 @@ TEST(AdagqMeanBitsTest, SignSearchWithTheHalfLevelProbeAndTheNormAdjustment)
     EXPECT_DOUBLE_EQ(AdagqNextMeanBits(round, 1.0, 32.0), 1.0);
 }
 
+TEST(AdagqMeanBitsTest, MeasuredSignFromTheLastTwoRates)
+{
+    // No rate known: no step, only the norm term (halved norm: -1).
+    AdagqMeasured round;
+    round.bits = 8.0;
+    round.gradNorm = 0.5;
+    round.previousGradNorm = 1.0;
+    EXPECT_DOUBLE_EQ(AdagqNextMeanBitsMeasured(round, 1.0, 8.0), 7.0);
+    // One rate (or two at one width): one bit less, the probe's direction; at 1 bit, one more.
+    round = AdagqMeasured{6.0, 6.0, 0.02, 0.0, NAN, 1.0, 1.0};
+    EXPECT_DOUBLE_EQ(AdagqNextMeanBitsMeasured(round, 1.0, 8.0), 5.0);
+    round = AdagqMeasured{6.0, 6.0, 0.02, 6.0, 0.03, 1.0, 1.0};
+    EXPECT_DOUBLE_EQ(AdagqNextMeanBitsMeasured(round, 1.0, 8.0), 5.0);
+    round = AdagqMeasured{1.0, 1.0, 0.02, 0.0, NAN, 1.0, 1.0};
+    EXPECT_DOUBLE_EQ(AdagqNextMeanBitsMeasured(round, 1.0, 8.0), 2.0);
+    // R = 0.015 at 6 bits, 0.005 at 8: (0.015 - 0.005) / (6 - 8) < 0, fewer bits went
+    // faster: one bit less from the current 5, and the norm grew by sqrt(2): 4.5.
+    round = AdagqMeasured{5.0, 6.0, 0.015, 8.0, 0.005, std::sqrt(2.0), 1.0};
+    EXPECT_NEAR(AdagqNextMeanBitsMeasured(round, 1.0, 8.0), 4.5, 1e-12);
+    // R = 0.01 at 5 bits, 0.015 at 6: more bits went faster, one bit more; capped at 8.
+    round = AdagqMeasured{3.0, 5.0, 0.01, 6.0, 0.015, 1.0, 1.0};
+    EXPECT_DOUBLE_EQ(AdagqNextMeanBitsMeasured(round, 1.0, 8.0), 4.0);
+    round.bits = 8.0;
+    EXPECT_DOUBLE_EQ(AdagqNextMeanBitsMeasured(round, 1.0, 8.0), 8.0);
+}
+
 TEST(AdagqClientBitsTest, EqualFinishAtTheMeanLevel)
 {
     // Compute 1 s each, 0.1 and 0.2 s per bit of width. Finishing together at 1.6 s gives

@@ -51,6 +51,20 @@ TEST(AdaptiveScenario, ControllerErrorsNameTheirKey)
               std::string::npos);
 }
 
+TEST(AdaptiveScenario, AdagqNeedsNoLadderAndRefusesAsyncRounds)
+{
+    const ScenarioConfig config =
+        ToConfig(WithUplink(R"({"type": "adaptive", "policy": "adagq"})"));
+    EXPECT_EQ(config.uplinkCodec.Json().at("ladder").size(), 8u); // 255, 127, .., 1
+    json scenario = WithUplink(R"({"type": "adaptive", "policy": "adagq"})");
+    scenario["server"]["mode"] = "async";
+    scenario["server"]["async"] = {{"buffer", 5}, {"concurrency", 8}};
+    EXPECT_NE(ScenarioErrorOf([&] {
+                  ToConfig(scenario);
+              }).find("compression.uplink.policy: \"adagq\" runs in synchronous rounds"),
+              std::string::npos);
+}
+
 TEST(AdaptiveScenario, DownlinkCannotBeAdaptive)
 {
     json scenario = Quickstart();

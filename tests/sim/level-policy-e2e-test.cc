@@ -112,5 +112,25 @@ TEST(LevelPolicyE2e, AdaquantflRaisesTheLevelAsTheLossFalls)
     EXPECT_GT(*levels.at(10).begin(), 2);
 }
 
+TEST(LevelPolicyE2e, AdagqStartsAtEightBitsAndThenStepsTheWidth)
+{
+    TempDir dir("adagq");
+    const std::map<int, std::set<int>> levels =
+        RunTwice(dir.Path(), {{"type", "adaptive"}, {"policy", "adagq"}});
+    ASSERT_EQ(levels.size(), 10u);
+    // Every level is a whole bit width's, s = 2^b - 1 with b in [1, 8].
+    for (const auto& [round, set] : levels)
+    {
+        for (int level : set)
+        {
+            EXPECT_TRUE(level >= 1 && level <= 255 && ((level + 1) & level) == 0)
+                << "round " << round << ": " << level;
+        }
+    }
+    // Rounds 1 and 2 at the start width, 8 bits (no rate is known before round 2 closes).
+    EXPECT_EQ(levels.at(1), std::set<int>{255});
+    EXPECT_EQ(levels.at(2), std::set<int>{255});
+}
+
 } // namespace
 } // namespace fedran::test
