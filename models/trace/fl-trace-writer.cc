@@ -233,6 +233,7 @@ FlTraceWriter::WriteRoundRow(const RoundRecord& record,
         .Add(totals.uplinkWireBytes + totals.downlinkWireBytes)
         .Add(record.robustRule);
     AddTime(*m_rounds, record.bufferFillS);
+    std::isnan(record.epsilon) ? m_rounds->AddEmpty() : m_rounds->AddSignificant(record.epsilon, 6);
     m_rounds->EndRow();
 }
 

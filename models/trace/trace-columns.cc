@@ -39,7 +39,8 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
         {"name": "cumulative_uplink_wire_bytes", "type": "int", "unit": "B", "description": "running sum of `uplink_wire_bytes`"},
         {"name": "cumulative_wire_bytes", "type": "int", "unit": "B", "description": "running sum of uplink + downlink wire bytes"},
         {"name": "robust_rule", "type": "string", "unit": "", "description": "the rule that combined the round's updates, `server.robust.type` (`mean`: the uplink codec's own, the sample-weighted mean or sign's majority vote); see [byzantine.md](byzantine.md)"},
-        {"name": "buffer_fill_s", "type": "float", "empty": true, "unit": "s", "description": "async mode (`server.mode` async; a row is one server step, `round` its version): from the first to the K-th update of the step's buffer; empty in sync mode"}
+        {"name": "buffer_fill_s", "type": "float", "empty": true, "unit": "s", "description": "async mode (`server.mode` async; a row is one server step, `round` its version): from the first to the K-th update of the step's buffer; empty in sync mode"},
+        {"name": "epsilon", "type": "float", "empty": true, "unit": "", "description": "`privacy.dp`: the epsilon spent by rounds 1 to this one at `privacy.dp.delta` (RDP accountant of the Poisson-subsampled Gaussian, q = `clients_per_round` / clients, one step per round, tight conversion; `inf` with `noise_multiplier` 0); empty without DP; 6 significant digits. See [privacy.md](privacy.md)"}
       ]
     },
     {
