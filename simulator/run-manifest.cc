@@ -1,5 +1,6 @@
 #include "simulator/run-manifest.h"
 
+#include "models/fl/dp-aggregation.h"
 #include "models/learning/gemm.h"
 #include "simulator/core/libm-pinning.h"
 #include "simulator/core/output-folder.h"
@@ -155,6 +156,24 @@ WriteRunManifest(const std::string& outDir,
                               {"simulate_cpu_s", totals.timing.simulateCpuS},
                               {"round_cpu_s", totals.timing.roundCpuS},
                               {"events", totals.timing.events}};
+    }
+    if (config.dp.Enabled())
+    {
+        // The accountant's figures for the rounds that completed (rounds.csv's last epsilon).
+        const fedran::DpLedger ledger(config.dp,
+                                      config.server.clientsPerRound,
+                                      config.TotalClients());
+        const fedran::PrivacySpent spent = ledger.After(totals.rounds);
+        manifest["privacy"] = {{"mode", config.dp.mode},
+                               {"clip_norm", config.dp.clipNorm},
+                               {"noise_multiplier", config.dp.noiseMultiplier},
+                               {"delta", config.dp.delta},
+                               {"sampling_rate", ledger.SamplingRate()},
+                               {"rounds", totals.rounds},
+                               {"epsilon", spent.epsilon},
+                               {"order", spent.order},
+                               {"accountant", "rdp_poisson_subsampled_gaussian_tight"},
+                               {"orders", ledger.Orders()}};
     }
     manifest["files"] = {"rounds.csv", "clients.csv", "partition.csv"};
     if (!estimate.is_null())

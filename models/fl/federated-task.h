@@ -4,6 +4,7 @@
 #include "compression/codec-spec.h"
 #include "compression/cost-model.h"
 #include "models/fl/byzantine-config.h"
+#include "models/fl/dp-config.h"
 #include "models/fl/rule-spec.h"
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
@@ -27,6 +28,7 @@ enum RngStream : uint64_t
     kModelInitStream = 2,
     kServerCodecStream = 3,
     kServerExchangeStream = 4, ///< a two-exchange uplink codec's server-side draws
+    kDpNoiseStream = 5,        ///< privacy.dp central: the server's noise
     kClientTrainStreamBase = 1ull << 32,
     kClientCodecStreamBase = 2ull << 32,
     kComputeSpeedStreamBase = 3ull << 32,  ///< + group index
@@ -68,6 +70,8 @@ struct FederatedTask
     bool downlinkClientView = false;
     /// server.robust: how the server combines the round's updates.
     RuleSpec robust;
+    /// privacy.dp (mode empty: none).
+    DpConfig dp;
     /// clients.groups[].attack per client id (type empty: honest); empty: nobody attacks.
     std::vector<AttackConfig> attacks;
     /// What colluding attackers (alie, ipm) know of each round; set when there are any. The

@@ -58,6 +58,11 @@ RoundCoordinator::EndRound()
 
     record.round = m_round;
     record.robustRule = m_task->robust.type;
+    if (m_state.privacy)
+    {
+        // Every round is a step of the mechanism, whether or not an update arrived.
+        record.epsilon = m_state.privacy->After(m_round).epsilon;
+    }
     record.startS = m_roundStartS;
     record.selected = m_selected;
     record.participants = static_cast<uint32_t>(combined);

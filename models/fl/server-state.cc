@@ -26,6 +26,14 @@ MakeServerState(const FederatedTask& task,
     state.rule = MakeAggregationRule(
         task.robust,
         RuleContext{ruleCapacity, &state.codecs.Uplink(), task.uplinkCodec.BringsAggregator()});
+    if (task.dp.Enabled())
+    {
+        // The scenario refused every other rule, async mode and edge aggregation with it.
+        state.rule = MakeCentralDpRule(task.dp, ruleCapacity, Rng(task.seed, kDpNoiseStream));
+        state.privacy = std::make_shared<DpLedger>(task.dp,
+                                                   ruleCapacity,
+                                                   static_cast<uint32_t>(task.partition.size()));
+    }
     state.rule->Reset(size);
     state.codecRng = Rng(task.seed, codecStream);
     return state;

@@ -8,6 +8,7 @@
 #include "compression/codec-spec.h"
 #include "models/fl/aggregation-rule.h"
 #include "models/fl/codec-bank.h"
+#include "models/fl/dp-aggregation.h"
 #include "models/fl/federated-task.h"
 #include "models/learning/server-optimizer.h"
 
@@ -31,11 +32,15 @@ struct ServerState
     /// update decoders and downlink encoders.
     CodecBank codecs;
     Rng codecRng; ///< the downlink codec's draws
+    /// privacy.dp central: the privacy spent by the rounds (nullptr without DP).
+    std::shared_ptr<const DpLedger> privacy;
 };
 
 /// The state for `task`: a rule for up to `ruleCapacity` updates at a time, model frames
 /// encoded with `downlinkSpec` (empty: the task's downlink codec) drawing from `codecStream`,
 /// updates of the children in `childUplinks` (edge aggregators) decoded with their own codec.
+/// With privacy.dp central the rule is the DP aggregation for `ruleCapacity` (the round's
+/// clients_per_round) in place of server.robust's.
 ServerState MakeServerState(const FederatedTask& task,
                             uint32_t ruleCapacity,
                             const CodecSpec& downlinkSpec,

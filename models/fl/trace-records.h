@@ -120,6 +120,8 @@ struct RoundRecord
     /// empty for a two-exchange codec, whose server combines the payloads itself.
     std::vector<std::pair<uint32_t, double>> aggregateWeights;
     double bufferFillS = -1.0; ///< async: first to last update of the step's buffer
+    /// privacy.dp: the epsilon spent by rounds 1..round at privacy.dp.delta; NaN without DP.
+    double epsilon = std::numeric_limits<double>::quiet_NaN();
     /// Simulated server time after the last update was folded in: combining and applying the
     /// update, then evaluating the new model (endS includes both).
     double aggregateS = 0.0;

@@ -41,7 +41,8 @@ const std::string_view kTraceColumnsJson = R"trace-columns(
         {"name": "robust_rule", "type": "string", "unit": "", "description": "the rule that combined the round's updates, `server.robust.type` (`mean`: the uplink codec's own, the sample-weighted mean or sign's majority vote); see [byzantine.md](byzantine.md)"},
         {"name": "buffer_fill_s", "type": "float", "empty": true, "unit": "s", "description": "async mode (`server.mode` async; a row is one server step, `round` its version): from the first to the K-th update of the step's buffer; empty in sync mode"},
         {"name": "energy_j", "type": "float", "empty": true, "unit": "J", "description": "energy of the round ([energy.md](energy.md)): the energy columns of the clients.csv rows written while the round was open (its own rows, and the `late_arrival` rows of earlier rounds whose updates arrived meanwhile) plus the server's `server.energy.compute_w` × (the `decode_s` of those rows + `aggregate_s` + `evaluate_s`); empty when the scenario configures no energy (no `clients.groups[].energy`, no `server.energy`)"},
-        {"name": "cumulative_energy_j", "type": "float", "empty": true, "unit": "J", "description": "running sum of `energy_j`; empty when the scenario configures no energy"}
+        {"name": "cumulative_energy_j", "type": "float", "empty": true, "unit": "J", "description": "running sum of `energy_j`; empty when the scenario configures no energy"},
+        {"name": "epsilon", "type": "float", "empty": true, "unit": "", "description": "`privacy.dp`: the epsilon spent by rounds 1 to this one at `privacy.dp.delta` (RDP accountant of the Poisson-subsampled Gaussian, q = `clients_per_round` / clients, one step per round, tight conversion; `inf` with `noise_multiplier` 0); empty without DP; 6 significant digits. See [privacy.md](privacy.md)"}
       ]
     },
     {

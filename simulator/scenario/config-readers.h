@@ -91,6 +91,11 @@ void CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors)
 void ReadAsync(const nlohmann::json& server,
                ScenarioConfig& config,
                std::vector<std::string>& errors);
+/// privacy.dp (the server, the codecs and the hubs already read): refuses what cannot clip
+/// each site's update or combines other than by the mean.
+void ReadPrivacy(const nlohmann::json& scenario,
+                 ScenarioConfig& config,
+                 std::vector<std::string>& errors);
 /// faults (config.groups and config.network.hubs already read): resolves group and hub names.
 void ReadFaults(const nlohmann::json& scenario,
                 ScenarioConfig& config,

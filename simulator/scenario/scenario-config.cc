@@ -258,6 +258,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     ReadCaptureOutputs(output, clients, config, errors);
     ReadFaults(scenario, config, errors);
     ReadEnergy(scenario, config, errors);
+    ReadPrivacy(scenario, config, errors);
     return config;
 }
 

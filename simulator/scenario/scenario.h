@@ -201,6 +201,7 @@ struct ScenarioConfig
     bool flowmon = false; ///< output.flowmon: write flowmon.xml
 
     FaultsConfig faults;
+    DpConfig dp; ///< privacy.dp (mode empty: none)
 
     /// The whole scenario after overrides and defaults: what run.json records.
     nlohmann::json resolved;

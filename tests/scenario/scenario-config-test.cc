@@ -100,6 +100,7 @@ TEST(ToConfig, Quickstart)
     resolved["output"].update({{"pcap", false}, {"flowmon", false}});
     resolved["network"]["hubs"] = json::array();
     resolved["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
+    resolved["privacy"] = json::object(); // no privacy.dp: nothing in it
     resolved["faults"] = {{"corrupt_uplink", 0},
                           {"link_outages", json::array()},
                           {"server_outages", json::array()},

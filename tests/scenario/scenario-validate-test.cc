@@ -68,6 +68,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
     expected["output"].update({{"pcap", false}, {"flowmon", false}});
     expected["network"]["hubs"] = json::array();
     expected["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
+    expected["privacy"] = json::object(); // no privacy.dp: nothing in it
     expected["faults"] = {{"corrupt_uplink", 0},
                           {"link_outages", json::array()},
                           {"server_outages", json::array()},
@@ -118,7 +119,8 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
         "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
                         "downlink_reference": "model"},
         "output": {"link_sample_s": 1, "pcap": false, "flowmon": false},
-        "faults": {"corrupt_uplink": 0, "link_outages": [], "server_outages": [], "crashes": []}
+        "faults": {"corrupt_uplink": 0, "link_outages": [], "server_outages": [], "crashes": []},
+        "privacy": {}
     })");
     expected["data"]["synthetic"] = json::parse(kSyntheticDefaults);
     expected["data"]["cell_traffic"] = json::parse(kCellTrafficDefaults);
