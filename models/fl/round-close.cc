@@ -60,6 +60,7 @@ RoundCoordinator::EndRound()
     record.robustRule = m_task->robust.type;
     record.startS = m_roundStartS;
     record.selected = m_selected;
+    record.selectionScores = m_scores;
     record.participants = static_cast<uint32_t>(combined);
     record.testAccuracy = eval.accuracy;
     record.testLoss = eval.loss;

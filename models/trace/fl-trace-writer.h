@@ -7,6 +7,7 @@
 #include "models/trace/run-totals.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,8 +44,11 @@ struct ClientRow
     double measuredBps = -1.0;
     double timeBudgetS = -1.0;
     double aggregateWeight = -1.0; ///< < 0: not aggregated
-    int64_t modelVersion = -1;     ///< async: the version trained from
-    int64_t staleness = -1;        ///< async: versions the server moved on meanwhile
+    /// server.selection's score of the client this round (NaN: none), written only when
+    /// the writer has the selection_score column.
+    double selectionScore = std::numeric_limits<double>::quiet_NaN();
+    int64_t modelVersion = -1; ///< async: the version trained from
+    int64_t staleness = -1;    ///< async: versions the server moved on meanwhile
 };
 
 /// clients.csv's `status` of an update with `fate` ("late" if it never `arrived`).
@@ -70,9 +74,12 @@ class FlTraceWriter
   public:
     /// Opens outDir/rounds.csv and outDir/clients.csv (recorded in outputs.txt). Client i's
     /// `group` column is clientGroupNames[i]; `codec` is every row's uplink codec type.
+    /// `selectionScores`: clients.csv ends with the selection_score column (a server.selection
+    /// policy that scores; without one the file is as it always was).
     FlTraceWriter(const std::string& outDir,
                   std::vector<std::string> clientGroupNames,
-                  std::string uplinkCodec);
+                  std::string uplinkCodec,
+                  bool selectionScores = false);
 
     /// Fills the adaptive-bitrate columns (rung ... skipped), empty otherwise.
     void SetAdaptive(bool adaptive)
@@ -119,6 +126,7 @@ class FlTraceWriter
     std::string m_uplinkCodec;
     bool m_adaptive = false;
     bool m_async = false;
+    bool m_selectionScores = false;
     std::vector<AttackConfig> m_attacks;
     size_t m_adaptiveColumns = 0; ///< clients.csv's columns from rung on
     std::unique_ptr<CsvWriter> m_rounds;

@@ -199,6 +199,7 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
     task->downlinkCodec = config.downlinkCodec;
     task->downlinkClientView = config.downlinkClientView;
     task->robust = config.server.robust;
+    task->selection = config.server.selection;
     task->serverCompute = config.server.compute;
     for (const ClientGroupConfig& group : config.groups)
     {
