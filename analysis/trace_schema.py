@@ -114,8 +114,9 @@ def header_problems(name, found):
         counts[item["repeat"]["count"]] = sum(
             1 for f in found if re.fullmatch(_pattern(item), f))
     expected = header(name, counts) if repeated else [c["name"] for c in fixed]
-    if list(found) == expected:
-        return []
+    optional = {c["name"] for c in fixed if c.get("optional")}
+    if list(found) in (expected, [c for c in expected if c not in optional]):
+        return []  # a column marked optional is there only under its setting
     missing = [c for c in expected if c not in found]
     extra = [c for c in found if c not in expected]
     problems = [f"missing column(s) {', '.join(missing)}"] if missing else []

@@ -340,8 +340,10 @@ void
 FlExperiment::ConnectStats(RunState& run) const
 {
     const NetworkTopology& topology = *run.topology;
-    run.stats =
-        std::make_unique<FlStatsHelper>(run.outDir, run.groupNames, m_config.uplinkCodec.Type());
+    run.stats = std::make_unique<FlStatsHelper>(run.outDir,
+                                                run.groupNames,
+                                                m_config.uplinkCodec.Type(),
+                                                m_config.server.selection.Traits().scores);
     FlStatsHelper& stats = *run.stats;
     stats.SetAsync(m_config.server.async);
     stats.SetAdaptive(m_config.uplinkCodec.Traits().adaptive);

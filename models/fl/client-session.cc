@@ -205,7 +205,8 @@ ClientSession::TrainAndEncode(uint32_t round)
                                                kGradientSpreadBatches,
                                                m_spreadRng);
     }
-    if (m_controller && m_controller->ServerLed())
+    const bool levelReport = m_controller && m_controller->ServerLed();
+    if (levelReport)
     {
         m_reportLoss = ClientLoss(*m_task, m_config.clientId, m_model);
     }
@@ -216,6 +217,12 @@ ClientSession::TrainAndEncode(uint32_t round)
                                       m_codecs.UpdateEncoder().StepState(),
                                       m_trainRng,
                                       m_attack);
+    // A selection policy's report is the training loss, unless a level policy reports the
+    // loss of the round's model already (one report per update; docs/selection.md).
+    if (!levelReport && SelectionReportsLoss())
+    {
+        m_reportLoss = result.meanLoss;
+    }
     EncodedUpdate encoded;
     std::vector<uint8_t> payload;
     m_codecs.UpdateEncoder().BeginRound(round);
@@ -249,6 +256,10 @@ ClientSession::TrainAndEncode(uint32_t round)
                                         result.update,
                                         m_codecRng,
                                         payload);
+        if (SelectionReportsLoss())
+        {
+            AppendLossReport(payload, m_reportLoss);
+        }
         if (m_device.profile)
         {
             // Tensor partitioning spreads the encoding over the client's cores.
@@ -341,7 +352,7 @@ ClientSession::EncodeAdaptive(uint32_t /* round */,
     record.predictedBps = decision.predictedBps.value_or(-1.0);
     record.timeBudgetS = decision.timeBudgetS.value_or(-1.0);
     record.measuredBps = m_inputsMeasuredBps;
-    const bool report = m_controller->ServerLed();
+    const bool report = m_controller->ServerLed() || SelectionReportsLoss();
     if (decision.skip)
     {
         m_ladder->DiscardTrials();
@@ -359,6 +370,9 @@ ClientSession::EncodeAdaptive(uint32_t /* round */,
     if (report)
     {
         AppendLossReport(payload, m_reportLoss);
+    }
+    if (m_controller->ServerLed())
+    {
         record.codecLabel = "qsgd(s=" + std::to_string(m_rungLevels.at(decision.rung)) + ")";
     }
     if (m_device.profile)

@@ -176,6 +176,11 @@ class ClientSession
     std::vector<uint32_t> m_rungLevels;
     uint32_t m_assignedLevel = 0;
     double m_reportLoss = 0.0;
+    /// Whether server.selection needs every update to carry a loss report.
+    bool SelectionReportsLoss() const
+    {
+        return m_task->selection.Traits().needsLoss;
+    }
 
     control::RoundInputs m_inputs;     ///< this round's, for the training thread
     double m_inputsMeasuredBps = -1.0; ///< m_lastMeasuredBps when m_inputs was gathered

@@ -6,6 +6,7 @@
 #include "models/fl/byzantine-config.h"
 #include "models/fl/dp-config.h"
 #include "models/fl/rule-spec.h"
+#include "models/fl/selection-policy.h"
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/model.h"
@@ -72,6 +73,9 @@ struct FederatedTask
     RuleSpec robust;
     /// privacy.dp (mode empty: none).
     DpConfig dp;
+    /// server.selection: which idle clients a synchronous round selects; a policy that needs
+    /// losses has every client append its training loss to its update (loss-report.h).
+    SelectionSpec selection;
     /// clients.groups[].attack per client id (type empty: honest); empty: nobody attacks.
     std::vector<AttackConfig> attacks;
     /// What colluding attackers (alie, ipm) know of each round; set when there are any. The

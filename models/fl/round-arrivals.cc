@@ -56,17 +56,18 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
     UpdateArrivalRecord record = ArrivalOf(frame);
     if (frame.header.round != m_round || !m_pending.count(client))
     {
+        NoteArrival(frame, std::nan(""), false);
         DiscardLate(record);
         return;
     }
 
-    // A level policy's loss report ends the payload (loss-report.h).
+    // A level policy's, or a selection policy's, loss report ends the payload (loss-report.h).
     std::span<const uint8_t> payload = frame.payload;
     double loss = std::nan("");
     try
     {
         CheckUplinkFrame(frame);
-        if (m_levels)
+        if (m_levels || m_selectionLoss)
         {
             payload = TakeLossReport(payload, loss);
         }
@@ -96,6 +97,7 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
         record.fate = UpdateFate::Failed;
         record.reason = e.what();
     }
+    NoteArrival(frame, loss, record.fate == UpdateFate::Accepted);
     if (m_firstPhase && record.fate == UpdateFate::Accepted)
     {
         // Not an update yet: it counts once this client's reply arrives.
@@ -259,6 +261,24 @@ void
 RoundCoordinator::CheckUplinkFrame(const Frame& frame) const
 {
     CheckUpdateFrame(frame, m_state.codecs.UplinkId(frame.header.client));
+}
+
+void
+RoundCoordinator::NoteArrival(const Frame& frame, double loss, bool accepted)
+{
+    if (m_selectionLoss && std::isnan(loss) && frame.payload.size() >= 4)
+    {
+        // A late update's report: its loss is as recent as the ledger will get.
+        TakeLossReport(frame.payload, loss);
+    }
+    LedgerArrived(m_ledger,
+                  frame.header.client,
+                  frame.header.round,
+                  m_host.NowSeconds(),
+                  frame.firstByteS,
+                  kFrameHeaderSize + frame.payload.size(),
+                  loss,
+                  accepted);
 }
 
 } // namespace fedran

@@ -65,6 +65,7 @@ RoundCoordinator::EndRound()
     }
     record.startS = m_roundStartS;
     record.selected = m_selected;
+    record.selectionScores = m_scores;
     record.participants = static_cast<uint32_t>(combined);
     record.testAccuracy = eval.accuracy;
     record.testLoss = eval.loss;

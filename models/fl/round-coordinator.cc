@@ -33,6 +33,14 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
     {
         m_state.optimizer = MakeServerOptimizer(ServerOptimizerConfig{}); // the plain mean
     }
+    const SelectionSpec selection = m_config.episodic ? SelectionSpec{} : m_task->selection;
+    m_selection = MakeSelectionPolicy(
+        selection,
+        SelectionContext{m_task->seed,
+                         m_config.rounds,
+                         double(m_config.deadlineTicks) / m_config.ticksPerSecond,
+                         WantedClients(m_config.overSelect, m_config.clientsPerRound)});
+    m_selectionLoss = selection.Traits().needsLoss;
     const CodecSpec& uplink = m_task->uplinkCodec;
     if (!m_config.episodic && !uplink.Empty() && control::IsLevelPolicy(uplink.Json()))
     {
@@ -82,6 +90,10 @@ RoundCoordinator::OnJoin(uint32_t client)
         RemoveClient(client, UpdateFate::Dropped, "reconnected");
     }
     m_joined.insert(client);
+    if (client < m_task->partition.size())
+    {
+        m_ledger[client].samples = static_cast<uint32_t>(m_task->partition[client].size());
+    }
     // A rejoining client starts from zeros (ClientSession); so does its mirror.
     m_views.Forget(client);
     if (!m_started && m_joined.size() >= m_config.expectedClients)
@@ -179,27 +191,36 @@ RoundCoordinator::RemoveClient(uint32_t client, UpdateFate fate, const std::stri
 std::vector<uint32_t>
 RoundCoordinator::SampleClients()
 {
-    std::vector<uint32_t> idle;
+    SelectionRequest request;
+    request.round = m_round;
     for (uint32_t id : m_joined)
     {
         if (!m_busy.count(id))
         {
-            idle.push_back(id);
+            request.idle.push_back(id);
         }
     }
-    // Partial Fisher-Yates on the id-ordered list: the draw depends only on the RNG stream.
-    // The epsilon keeps 1.1 x 10 at 11 despite binary floating point.
-    const auto wanted =
-        static_cast<size_t>(std::ceil(m_config.overSelect * m_config.clientsPerRound - 1e-9));
-    const size_t k = std::min<size_t>(wanted, idle.size());
-    for (size_t i = 0; i < k; ++i)
+    request.wanted = WantedClients(m_config.overSelect, m_config.clientsPerRound);
+    request.clientsPerRound = m_config.clientsPerRound;
+    request.deadlineS = double(m_config.deadlineTicks) / m_config.ticksPerSecond;
+    request.ledger = &m_ledger;
+    request.drawInteger = [this](uint32_t lo, uint32_t hi) {
+        return m_host.DrawInteger(lo, hi);
+    };
+    Selection selection = m_selection->Select(request);
+    std::vector<uint32_t> chosen = std::move(selection.clients);
+    std::sort(chosen.begin(), chosen.end());
+    m_scores.clear();
+    for (uint32_t client : chosen)
     {
-        const uint32_t j = m_host.DrawInteger(i, idle.size() - 1);
-        std::swap(idle[i], idle[j]);
+        const auto it = selection.scores.find(client);
+        if (it != selection.scores.end())
+        {
+            m_scores.emplace_back(client, it->second);
+        }
+        LedgerSelected(m_ledger, client, m_round, m_roundStartS);
     }
-    idle.resize(k);
-    std::sort(idle.begin(), idle.end());
-    return idle;
+    return chosen;
 }
 
 void

@@ -11,6 +11,7 @@
 #include "models/fl/client-view-encoder.h"
 #include "models/fl/federated-task.h"
 #include "models/fl/level-policy.h"
+#include "models/fl/selection-policy.h"
 #include "models/fl/server-clock.h"
 #include "models/fl/server-coordinator.h"
 #include "models/fl/server-state.h"
@@ -102,7 +103,11 @@ class RoundCoordinator : public ServerCoordinator
     void EndRound();
     /// Two-exchange codecs: combines the first payloads and asks their senders for replies.
     void CloseFirstPhase();
+    /// The round's clients by the selection policy (server.selection), in id order.
     std::vector<uint32_t> SampleClients();
+    /// What an update frame (accepted or late) tells the selection ledger; `loss` is its loss
+    /// report (NaN: none).
+    void NoteArrival(const Frame& frame, double loss, bool accepted);
     /// Marks a selected client as answered (or failed) and ends the round when none remain.
     void SettleClient(uint32_t client);
     void RemoveClient(uint32_t client, UpdateFate fate, const std::string& why);
@@ -134,6 +139,11 @@ class RoundCoordinator : public ServerCoordinator
     std::set<uint32_t> m_busy;    ///< clients whose update for an earlier round is outstanding
     std::set<uint32_t> m_pending; ///< selected this round, not answered yet
     std::vector<uint32_t> m_selected;
+    /// server.selection (random in an episodic tier: the tiers select at random).
+    std::unique_ptr<SelectionPolicy> m_selection;
+    bool m_selectionLoss = false; ///< the policy needs the loss report clients append
+    ClientLedger m_ledger;        ///< what the server measured of each client
+    std::vector<std::pair<uint32_t, double>> m_scores; ///< the policy's, of m_selected
 
     std::vector<uint32_t> m_added; ///< clients whose update went into m_rule, in Add order
     /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).

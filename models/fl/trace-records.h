@@ -119,6 +119,9 @@ struct RoundRecord
     /// Per aggregated update (client, AggregationRule::AggregateWeights), in arrival order;
     /// empty for a two-exchange codec, whose server combines the payloads itself.
     std::vector<std::pair<uint32_t, double>> aggregateWeights;
+    /// Per selected client that server.selection scored (client, score): clients.csv
+    /// selection_score; empty under "random".
+    std::vector<std::pair<uint32_t, double>> selectionScores;
     double bufferFillS = -1.0; ///< async: first to last update of the step's buffer
     /// privacy.dp: the epsilon spent by rounds 1..round at privacy.dp.delta; NaN without DP.
     double epsilon = std::numeric_limits<double>::quiet_NaN();

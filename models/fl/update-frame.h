@@ -69,6 +69,9 @@ struct Frame
     /// FrameReassembler only: the frame failed its CRC check. Its header passed the structural
     /// checks (so the stream could be cut after it), but any of its bytes may be damaged.
     bool corrupt = false;
+    /// Receiver side: when its first byte arrived, in simulated seconds (< 0: not known). The
+    /// server's selection ledger measures uploads by it.
+    double firstByteS = -1.0;
 };
 
 /// A malformed frame; the message names the stream offset of the problem.

@@ -98,12 +98,14 @@ ClientStatus(UpdateFate fate, bool arrived)
 
 FlTraceWriter::FlTraceWriter(const std::string& outDir,
                              std::vector<std::string> clientGroupNames,
-                             std::string uplinkCodec)
+                             std::string uplinkCodec,
+                             bool selectionScores)
     : m_groupNames(std::move(clientGroupNames))
     , m_uplinkCodec(std::move(uplinkCodec))
+    , m_selectionScores(selectionScores)
 {
     m_rounds = OpenTrace(outDir, "rounds.csv");
-    m_clients = OpenTrace(outDir, "clients.csv");
+    m_clients = OpenTrace(outDir, "clients.csv", {}, selectionScores);
     // The adaptive-bitrate columns: from rung to skipped.
     const std::vector<std::string>& columns = m_clients->Columns();
     const auto rung = std::find(columns.begin(), columns.end(), "rung");
@@ -270,6 +272,17 @@ FlTraceWriter::WriteClientRow(uint32_t round,
         m_roundDecodeS += row.decodeS;
     }
     const ClientEnergy charged = AddEnergyColumns(client, row);
+    if (m_selectionScores)
+    {
+        if (std::isnan(row.selectionScore))
+        {
+            m_clients->AddEmpty();
+        }
+        else
+        {
+            m_clients->AddSignificant(row.selectionScore, 6);
+        }
+    }
     m_clients->EndRow();
     return charged;
 }

@@ -8,6 +8,7 @@
 #include "models/trace/run-totals.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,9 @@ struct ClientRow
     /// What earlier rows of the same update already charged (a `late` row, before its
     /// `late_arrival` row charges the rest).
     ClientEnergy charged;
+    /// server.selection's score of the client this round (NaN: none), written only when
+    /// the writer has the selection_score column.
+    double selectionScore = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The busy times of `row` that the energy model charges (docs/energy.md).
@@ -82,9 +86,12 @@ class FlTraceWriter
   public:
     /// Opens outDir/rounds.csv and outDir/clients.csv (recorded in outputs.txt). Client i's
     /// `group` column is clientGroupNames[i]; `codec` is every row's uplink codec type.
+    /// `selectionScores`: clients.csv ends with the selection_score column (a server.selection
+    /// policy that scores; without one the file is as it always was).
     FlTraceWriter(const std::string& outDir,
                   std::vector<std::string> clientGroupNames,
-                  std::string uplinkCodec);
+                  std::string uplinkCodec,
+                  bool selectionScores = false);
 
     /// Fills the adaptive-bitrate columns (rung ... skipped), empty otherwise.
     void SetAdaptive(bool adaptive)
@@ -143,6 +150,7 @@ class FlTraceWriter
     std::string m_uplinkCodec;
     bool m_adaptive = false;
     bool m_async = false;
+    bool m_selectionScores = false;
     std::vector<AttackConfig> m_attacks;
     size_t m_adaptiveColumns = 0; ///< clients.csv's columns from rung on
     std::vector<std::optional<EnergySpec>> m_energy;

@@ -64,6 +64,7 @@ ParseTable(std::string_view text)
             column.name = c.at("name").get<std::string>();
             column.type = ParseType(file.file, column.name, c.at("type").get<std::string>());
             column.emptyAllowed = c.value("empty", false);
+            column.optional = c.value("optional", false);
             column.unit = c.at("unit").get<std::string>();
             column.description = c.at("description").get<std::string>();
             if (c.contains("repeat"))
@@ -195,9 +196,22 @@ TraceCellFits(const TraceColumn& column, std::string_view cell)
 }
 
 std::unique_ptr<CsvWriter>
-OpenTrace(const std::string& outDir, std::string_view file, const TraceRepeatCounts& counts)
+OpenTrace(const std::string& outDir,
+          std::string_view file,
+          const TraceRepeatCounts& counts,
+          bool withOptional)
 {
     std::vector<std::string> header = TraceHeader(file, counts);
+    if (!withOptional)
+    {
+        for (const TraceColumn& column : GetTraceFile(file).columns)
+        {
+            if (column.optional)
+            {
+                header.erase(std::remove(header.begin(), header.end(), column.name), header.end());
+            }
+        }
+    }
     RecordOutputFile(outDir, std::string(file));
     return std::make_unique<CsvWriter>(outDir + "/" + std::string(file), header);
 }

@@ -29,6 +29,9 @@ struct TraceColumn
     std::string name; ///< with `{i}` in it for a repeated column
     TraceType type = TraceType::String;
     bool emptyAllowed = false; ///< an empty cell means "does not exist"
+    /// A file has the column only under a setting (clients.csv's selection_score), so that
+    /// runs without it keep their files byte for byte; always among a file's last columns.
+    bool optional = false;
     std::string unit;
     std::string description;
     std::string repeatCount;         ///< non-empty: one column per index, how many named by this
@@ -63,10 +66,12 @@ std::vector<std::string> TraceHeader(std::string_view file, const TraceRepeatCou
 /// Whether `cell` (as written, unquoted) is a valid value of `column`.
 bool TraceCellFits(const TraceColumn& column, std::string_view cell);
 
-/// A CsvWriter for outDir/file with the table's header.
+/// A CsvWriter for outDir/file with the table's header; without its optional columns unless
+/// `withOptional`.
 std::unique_ptr<CsvWriter> OpenTrace(const std::string& outDir,
                                      std::string_view file,
-                                     const TraceRepeatCounts& counts = {});
+                                     const TraceRepeatCounts& counts = {},
+                                     bool withOptional = true);
 
 } // namespace fedran
 

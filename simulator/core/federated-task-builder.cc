@@ -200,6 +200,7 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
     task->downlinkClientView = config.downlinkClientView;
     task->robust = config.server.robust;
     task->dp = config.dp;
+    task->selection = config.server.selection;
     task->serverCompute = config.server.compute;
     for (const ClientGroupConfig& group : config.groups)
     {

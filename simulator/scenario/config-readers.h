@@ -84,6 +84,13 @@ void CheckAggregators(const nlohmann::json& scenario,
                       const ScenarioConfig& config,
                       std::vector<std::string>& errors);
 
+/// server.selection (absent: "random") of a validated server object: its type must be
+/// registered; its keys are the policy's to check (CheckSelection).
+SelectionSpec ReadSelection(const nlohmann::json& server, std::vector<std::string>& errors);
+/// server.selection's keys, and the modes a policy other than "random" does not run in
+/// (async, edge aggregation, layerwise pipelining).
+void CheckSelection(const ScenarioConfig& config, std::vector<std::string>& errors);
+
 /// server.robust against the uplink codec and clients_per_round (CheckRobustRule).
 void CheckRobust(const ScenarioConfig& config, std::vector<std::string>& errors);
 /// server.mode and server.async; refuses what async mode cannot do (needs the codecs and

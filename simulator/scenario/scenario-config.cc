@@ -184,6 +184,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     optimizer.beta2 = server.at("server_beta2").get<double>();
     optimizer.tau = server.at("server_tau").get<double>();
     config.server.robust = ReadRobust(server, errors);
+    config.server.selection = ReadSelection(server, errors);
     config.server.compute = ReadServerCompute(server, errors);
 
     const json& groups = scenario.at("clients").at("groups");
@@ -494,6 +495,7 @@ ToConfig(const nlohmann::json& resolved)
     if (errors.empty())
     {
         CheckRobust(config, errors); // needs codecs that build
+        CheckSelection(config, errors);
         CheckAggregators(scenario, config, errors);
     }
     if (!errors.empty())

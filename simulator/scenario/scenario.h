@@ -12,6 +12,7 @@
 #include "models/fl/energy-model.h"
 #include "models/fl/federated-task.h"
 #include "models/fl/rule-spec.h"
+#include "models/fl/selection-policy.h"
 #include "models/fl/staleness.h"
 #include "models/learning/client-sizes.h"
 #include "models/learning/compute-speed.h"
@@ -159,6 +160,7 @@ struct ScenarioConfig
         double joinTimeoutS = 30.0;      ///< the first round starts by then at the latest
         ServerOptimizerConfig optimizer; ///< "aggregation" and the server_* settings
         RuleSpec robust;                 ///< server.robust (absent: type "mean")
+        SelectionSpec selection;         ///< server.selection (absent: type "random")
         bool async = false;              ///< server.mode "async"
         AsyncConfig asyncConfig;         ///< server.async
         DeviceCompute compute;           ///< server.compute

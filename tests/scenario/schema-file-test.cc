@@ -87,7 +87,7 @@ TEST(SchemaFile, EveryPropertyHasADescription)
     EXPECT_GE(visited, 40u);
 }
 
-TEST(SchemaFile, ObjectsAreClosedExceptCodecAndRuleSpecs)
+TEST(SchemaFile, ObjectsAreClosedExceptCodecRuleAndSelectionSpecs)
 {
     const json schema = SchemaFromFile();
     EXPECT_EQ(schema["additionalProperties"], false);
@@ -102,8 +102,9 @@ TEST(SchemaFile, ObjectsAreClosedExceptCodecAndRuleSpecs)
             return;
         }
         ASSERT_TRUE(child.contains("additionalProperties")) << path;
-        // Codec specs and server.robust: each codec and rule checks its own keys.
-        if (path == "$defs.codec" || path == "server.robust")
+        // Codec specs, server.robust and server.selection: each codec, rule and selection
+        // policy checks its own keys.
+        if (path == "$defs.codec" || path == "server.robust" || path == "server.selection")
         {
             EXPECT_EQ(child["additionalProperties"], true);
             EXPECT_NE(child["description"].get<std::string>().find("additional properties"),

@@ -12,8 +12,9 @@ namespace ns3
 
 FlStatsHelper::FlStatsHelper(const std::string& outDir,
                              const std::vector<std::string>& clientGroupNames,
-                             const std::string& uplinkCodec)
-    : m_writer(outDir, clientGroupNames, uplinkCodec)
+                             const std::string& uplinkCodec,
+                             bool selectionScores)
+    : m_writer(outDir, clientGroupNames, uplinkCodec, selectionScores)
 {
 }
 
@@ -288,6 +289,10 @@ FlStatsHelper::RoundEnded(const fedran::RoundRecord& record)
         m_round.downlinkWire = down - m_countedDownlink;
         m_countedUplink = up;
         m_countedDownlink = down;
+    }
+    for (const auto& [client, score] : record.selectionScores)
+    {
+        m_current[client].selectionScore = score;
     }
     for (const auto& [client, weight] : record.aggregateWeights)
     {

@@ -53,9 +53,11 @@ class FlStatsHelper
   public:
     /// Opens outDir/rounds.csv and outDir/clients.csv; client i's `group` column is
     /// clientGroupNames[i], every row's `codec` is `uplinkCodec`.
+    /// `selectionScores`: clients.csv has the selection_score column (FlTraceWriter).
     FlStatsHelper(const std::string& outDir,
                   const std::vector<std::string>& clientGroupNames,
-                  const std::string& uplinkCodec);
+                  const std::string& uplinkCodec,
+                  bool selectionScores = false);
 
     /// Fills the adaptive-bitrate columns (rung ... skipped), empty otherwise.
     void SetAdaptive(bool adaptive)

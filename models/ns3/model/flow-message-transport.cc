@@ -304,6 +304,7 @@ FlowMessageTransport::Arrive(uint64_t id,
     {
         while (auto frame = reassembler.Next())
         {
+            frame->firstByteS = firstByte.GetSeconds();
             channel->NotifyFrame(*frame, FrameReceipt{firstByte, Simulator::Now()});
             if (!m_connections.at(id).open[receiver])
             {

@@ -161,6 +161,7 @@ TcpMessageChannel::HandleRead(Ptr<Socket> socket)
             while (auto frame = m_reassembler.Next())
             {
                 const FrameReceipt receipt{m_frameFirstByte, Simulator::Now()};
+                frame->firstByteS = m_frameFirstByte.GetSeconds();
                 m_frameFirstByte = Simulator::Now(); // a next frame began in this read, if any
                 NotifyFrame(*frame, receipt);
                 if (m_closed)

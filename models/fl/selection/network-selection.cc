@@ -1,0 +1,115 @@
+// server.selection "network": the idle clients the server expects back soonest, from what it
+// measured of their past rounds (docs/selection.md). A client's predicted round time is the
+// exponentially weighted mean of its measured round durations (round start to its update's
+// last byte at the server: the model's download, its compute and encoding, and its upload on
+// whatever path capacity it had), so a site behind a faded hop or a busy hub link ranks low
+// until it is measured faster again. Order: clients past the fairness floor (not selected in
+// the last fairness_rounds rounds, longest first), then never-measured clients in an order
+// drawn from the policy's stream, then by predicted time, shortest first.
+
+#include "models/fl/selection-policy.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fedran
+{
+
+namespace
+{
+
+class NetworkSelection final : public SelectionPolicy
+{
+  public:
+    NetworkSelection(uint32_t fairnessRounds, uint64_t seed)
+        : m_fairnessRounds(fairnessRounds)
+        , m_rng(seed, kSelectionStream)
+    {
+    }
+
+    Selection Select(const SelectionRequest& request) override
+    {
+        const ClientLedger& ledger = *request.ledger;
+        std::vector<uint32_t> overdue;
+        std::vector<uint32_t> unknown;
+        std::map<uint32_t, double> negPredicted;
+        Selection selection;
+        for (uint32_t client : request.idle)
+        {
+            const auto it = ledger.find(client);
+            const ClientRecord record = it == ledger.end() ? ClientRecord{} : it->second;
+            if (m_fairnessRounds > 0 && request.round - record.lastSelected >= m_fairnessRounds)
+            {
+                overdue.push_back(client);
+            }
+            else if (std::isnan(record.meanDurationS))
+            {
+                unknown.push_back(client);
+            }
+            else
+            {
+                negPredicted[client] = -record.meanDurationS;
+            }
+            if (!std::isnan(record.meanDurationS))
+            {
+                selection.scores[client] = record.meanDurationS;
+            }
+        }
+        // The longest-waiting first (a stable sort keeps the id order among equals).
+        std::stable_sort(overdue.begin(), overdue.end(), [&](uint32_t a, uint32_t b) {
+            return LastSelected(ledger, a) < LastSelected(ledger, b);
+        });
+        // Fisher-Yates: which unmeasured client goes first is the policy stream's draw.
+        for (size_t i = unknown.size(); i > 1; --i)
+        {
+            std::swap(unknown[i - 1], unknown[m_rng.UniformInt(i)]);
+        }
+        std::vector<uint32_t>& chosen = selection.clients;
+        for (const std::vector<uint32_t>* group : {&overdue, &unknown})
+        {
+            for (uint32_t client : *group)
+            {
+                if (chosen.size() < request.wanted)
+                {
+                    chosen.push_back(client);
+                }
+            }
+        }
+        for (uint32_t client : TopByScore(negPredicted, request.wanted - chosen.size()))
+        {
+            chosen.push_back(client);
+        }
+        // Only the selected clients' scores go into clients.csv.
+        std::map<uint32_t, double> kept;
+        for (uint32_t client : chosen)
+        {
+            if (selection.scores.count(client))
+            {
+                kept[client] = selection.scores[client];
+            }
+        }
+        selection.scores = std::move(kept);
+        return selection;
+    }
+
+  private:
+    static uint32_t LastSelected(const ClientLedger& ledger, uint32_t client)
+    {
+        const auto it = ledger.find(client);
+        return it == ledger.end() ? 0 : it->second.lastSelected;
+    }
+
+    uint32_t m_fairnessRounds;
+    Rng m_rng;
+};
+
+} // namespace
+
+std::unique_ptr<SelectionPolicy>
+MakeNetworkSelection(RuleArgs& args, const SelectionContext& context)
+{
+    const uint32_t fairness = args.TakeCount("fairness_rounds").value_or(10);
+    return std::make_unique<NetworkSelection>(fairness, context.seed);
+}
+
+} // namespace fedran

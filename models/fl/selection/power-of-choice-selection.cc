@@ -1,0 +1,124 @@
+// server.selection "power_of_choice": Power-of-choice (Cho, Wang & Joshi, AISTATS 2022, arXiv
+// 2010.01243), variant rpow-d. d candidates are drawn without replacement from the idle
+// clients with probability proportional to their data size, and the
+// ceil(over_select x clients_per_round) of them with the highest loss are kept. rpow-d takes
+// each candidate's loss from its last participation (the loss report appended to its update,
+// loss-report.h) instead of asking for the loss at the current model, so no extra exchange;
+// a candidate that has never reported ranks first (the paper's rounds start from losses
+// every client has). d = ceil(over_select x clients_per_round) is random selection by data
+// size. The score is the loss it was ranked by.
+
+#include "models/fl/selection-policy.h"
+
+#include <cmath>
+#include <limits>
+
+namespace fedran
+{
+
+namespace
+{
+
+class PowerOfChoiceSelection final : public SelectionPolicy
+{
+  public:
+    PowerOfChoiceSelection(uint32_t d, uint64_t seed)
+        : m_d(d)
+        , m_rng(seed, kSelectionStream)
+    {
+    }
+
+    Selection Select(const SelectionRequest& request) override
+    {
+        const ClientLedger& ledger = *request.ledger;
+        // Sequential draws proportional to the remaining clients' data sizes.
+        std::vector<uint32_t> pool = request.idle;
+        std::map<uint32_t, double> ranked;
+        Selection selection;
+        while (!pool.empty() && ranked.size() < m_d)
+        {
+            double total = 0.0;
+            for (uint32_t client : pool)
+            {
+                total += Samples(ledger, client);
+            }
+            double u = m_rng.Uniform() * total;
+            size_t pick = pool.size() - 1;
+            for (size_t i = 0; i < pool.size(); ++i)
+            {
+                u -= Samples(ledger, pool[i]);
+                if (u < 0.0)
+                {
+                    pick = i;
+                    break;
+                }
+            }
+            const uint32_t client = pool[pick];
+            pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(pick));
+            const auto it = ledger.find(client);
+            const double loss = it == ledger.end() ? std::nan("") : it->second.loss;
+            ranked[client] = std::isnan(loss) ? std::numeric_limits<double>::infinity() : loss;
+            if (!std::isnan(loss))
+            {
+                selection.scores[client] = loss;
+            }
+        }
+        selection.clients = TopByScore(ranked, request.wanted);
+        std::map<uint32_t, double> kept;
+        for (uint32_t client : selection.clients)
+        {
+            if (selection.scores.count(client))
+            {
+                kept[client] = selection.scores[client];
+            }
+        }
+        selection.scores = std::move(kept);
+        return selection;
+    }
+
+  private:
+    /// Its data size; at least 1, so that a client without data can still be drawn.
+    static double Samples(const ClientLedger& ledger, uint32_t client)
+    {
+        const auto it = ledger.find(client);
+        return it == ledger.end() ? 1.0 : std::max(1.0, double(it->second.samples));
+    }
+
+    uint32_t m_d;
+    Rng m_rng;
+};
+
+} // namespace
+
+std::unique_ptr<SelectionPolicy>
+MakePowerOfChoiceSelection(RuleArgs& args, const SelectionContext& context)
+{
+    const auto d = args.TakeCount("d").value_or(
+        static_cast<uint32_t>(2 * std::max<size_t>(context.wanted, 1)));
+    std::string variant = "rpow-d";
+    if (const nlohmann::json* value = args.Take("variant"))
+    {
+        if (!value->is_string())
+        {
+            args.Fail("variant", "must be a string");
+        }
+        variant = value->get<std::string>();
+    }
+    if (variant != "rpow-d")
+    {
+        args.Fail("variant",
+                  "\"" + variant +
+                      "\" is not supported (only \"rpow-d\": the loss of each "
+                      "candidate's last participation)");
+    }
+    if (d < context.wanted)
+    {
+        args.Fail("d",
+                  std::to_string(d) + " candidates, but a round selects " +
+                      std::to_string(context.wanted) +
+                      " (ceil(over_select x clients_per_round)); d must be at least that");
+    }
+    return std::make_unique<PowerOfChoiceSelection>(d, context.seed);
+}
+
+} // namespace fedran
