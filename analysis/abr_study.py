@@ -39,24 +39,28 @@ fail = plot.fail
 
 
 def config_name(uplink_json):
-    """"fixed <rung spec>", "deadline", "hybrid", ... from the run's compression.uplink."""
-    spec = json.loads(uplink_json)
+    """"fixed <rung spec>", "time", "deadline", ... from the run's compression.uplink: a plain
+    codec and a fixed rung are "fixed <codec>", any other policy its name (the adaptive
+    uplink's default policy is "time")."""
+    spec = json.loads(uplink_json) if isinstance(uplink_json, str) else uplink_json
     if spec.get("type") != "adaptive":
-        return f"fixed {spec.get('type', 'none')}"  # a plain codec, not a ladder
-    policy = spec.get("policy", "fixed")
+        return f"fixed {codec_name(spec)}"
+    policy = spec.get("policy", "time")
     if policy != "fixed":
         return policy
-    rung = spec["ladder"][spec.get("rung", 0)]
-    while "base" in rung:
-        rung = {**rung["base"], "wrapped": rung["type"]}
-    text = rung["type"]
-    if "bits" in rung:
-        text += f" {rung['bits']} bit"
-    if "ratio" in rung:
-        text += f" {rung['ratio'] * 100:g}%"
-    if "wrapped" in rung:
-        text = f"{rung['wrapped']}({text})"
-    return f"fixed {text}"
+    return f"fixed {codec_name(spec['ladder'][spec.get('rung', 0)])}"
+
+
+def codec_name(spec):
+    """"quantization 8 bit", "error_feedback(top_k 1%)", ... of one codec spec."""
+    text = spec.get("type", "none")
+    if "bits" in spec:
+        text += f" {spec['bits']} bit"
+    if "ratio" in spec:
+        text += f" {spec['ratio'] * 100:g}%"
+    if "base" in spec:
+        text = f"{text}({codec_name(spec['base'])})"
+    return text
 
 
 def per_run(folder, target):

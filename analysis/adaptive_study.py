@@ -39,6 +39,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_schema  # noqa: E402
+from abr_study import config_name  # noqa: E402
 from targets import argparse_targets  # noqa: E402
 
 PROG = "adaptive_study"
@@ -52,27 +53,6 @@ SENT = ("completed", "late", "dropped", "failed")  # rows of clients that sent (
 def fail(message):
     print(f"{PROG}: {message}", file=sys.stderr)
     sys.exit(2)
-
-
-def rung_name(spec):
-    text = spec["type"]
-    if "bits" in spec:
-        text += f" {spec['bits']} bit"
-    if "ratio" in spec:
-        text += f" {spec['ratio'] * 100:g}%"
-    if "base" in spec:
-        text = f"{text}({rung_name(spec['base'])})"
-    return text
-
-
-def policy_name(uplink):
-    spec = json.loads(uplink) if isinstance(uplink, str) else uplink
-    if spec.get("type") != "adaptive":
-        return f"fixed {rung_name(spec)}"
-    policy = spec.get("policy", "time")
-    if policy == "fixed":
-        return f"fixed {rung_name(spec['ladder'][spec.get('rung', 0)])}"
-    return policy
 
 
 def read_runs(folder, targets):
@@ -105,7 +85,7 @@ def read_runs(folder, targets):
         sent = clients[clients["status"].isin(SENT)]
         late.append(float((sent["deadline_met"] == 0).mean()) if len(sent) else float("nan"))
     final["regime"] = regimes
-    final["policy"] = [policy_name(u) for u in final["compression.uplink"]]
+    final["policy"] = [config_name(u) for u in final["compression.uplink"]]
     final["late"] = late
     for t in targets:
         final[f"down_bytes_to_{t.key}"] = (final[f"wire_bytes_to_{t.key}"]

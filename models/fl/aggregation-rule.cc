@@ -263,17 +263,23 @@ RuleTypeTraits(std::string_view type)
     return entry->traits;
 }
 
-RuleSpec
-RuleSpec::Parse(const nlohmann::json& json, const std::string& path)
+std::string
+SpecType(const nlohmann::json& json, const std::string& path)
 {
-    RuleSpec spec;
-    spec.path = path;
     const auto type = json.is_object() ? json.find("type") : json.end();
     if (type == json.end() || !type->is_string())
     {
         throw RuleConfigError(path + ".type: missing, or not a string");
     }
-    spec.type = type->get<std::string>();
+    return type->get<std::string>();
+}
+
+RuleSpec
+RuleSpec::Parse(const nlohmann::json& json, const std::string& path)
+{
+    RuleSpec spec;
+    spec.path = path;
+    spec.type = SpecType(json, path);
     spec.json = json;
     EntryOf(spec); // registered; whether a scenario may name it is CheckRobustRule's
     return spec;

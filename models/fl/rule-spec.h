@@ -24,6 +24,10 @@ class RuleConfigError : public std::invalid_argument
     using std::invalid_argument::invalid_argument;
 };
 
+/// The "type" of a typed spec (server.robust, server.selection): throws RuleConfigError
+/// "<path>.type: missing, or not a string" unless `json` is an object with a string "type".
+std::string SpecType(const nlohmann::json& json, const std::string& path);
+
 /// What a rule type is, declared once in its registry row (aggregation-rule.cc, or a
 /// RuleRegistration).
 struct RuleTraits

@@ -65,12 +65,7 @@ SelectionSpec::Parse(const nlohmann::json& json, const std::string& path)
 {
     SelectionSpec spec;
     spec.path = path;
-    const auto type = json.is_object() ? json.find("type") : json.end();
-    if (type == json.end() || !type->is_string())
-    {
-        throw RuleConfigError(path + ".type: missing, or not a string");
-    }
-    spec.type = type->get<std::string>();
+    spec.type = SpecType(json, path);
     spec.json = json;
     if (FindEntry(spec.type) == nullptr)
     {
@@ -161,6 +156,21 @@ TopByScore(const std::map<uint32_t, double>& scores, size_t n)
         top.push_back(ranked[i].first);
     }
     return top;
+}
+
+void
+KeepSelectedScores(Selection& selection)
+{
+    std::map<uint32_t, double> kept;
+    for (uint32_t client : selection.clients)
+    {
+        const auto it = selection.scores.find(client);
+        if (it != selection.scores.end())
+        {
+            kept.insert(*it);
+        }
+    }
+    selection.scores = std::move(kept);
 }
 
 void

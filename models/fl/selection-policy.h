@@ -163,6 +163,10 @@ size_t WantedClients(double overSelect, uint32_t clientsPerRound);
 /// deterministic cut).
 std::vector<uint32_t> TopByScore(const std::map<uint32_t, double>& scores, size_t n);
 
+/// Drops the scores of the clients a policy scored but did not select: clients.csv shows a
+/// score only on the rows of selected clients.
+void KeepSelectedScores(Selection& selection);
+
 } // namespace fedran
 
 #endif

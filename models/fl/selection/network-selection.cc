@@ -80,15 +80,7 @@ class NetworkSelection final : public SelectionPolicy
             chosen.push_back(client);
         }
         // Only the selected clients' scores go into clients.csv.
-        std::map<uint32_t, double> kept;
-        for (uint32_t client : chosen)
-        {
-            if (selection.scores.count(client))
-            {
-                kept[client] = selection.scores[client];
-            }
-        }
-        selection.scores = std::move(kept);
+        KeepSelectedScores(selection);
         return selection;
     }
 

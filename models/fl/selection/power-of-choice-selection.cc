@@ -64,15 +64,7 @@ class PowerOfChoiceSelection final : public SelectionPolicy
             }
         }
         selection.clients = TopByScore(ranked, request.wanted);
-        std::map<uint32_t, double> kept;
-        for (uint32_t client : selection.clients)
-        {
-            if (selection.scores.count(client))
-            {
-                kept[client] = selection.scores[client];
-            }
-        }
-        selection.scores = std::move(kept);
+        KeepSelectedScores(selection);
         return selection;
     }
 
