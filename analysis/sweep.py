@@ -297,4 +297,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        # Interrupted before any run started (while validating) or while collecting: nothing
+        # is half-written there, so a line suffices, not a traceback.
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        sys.exit(130)
