@@ -24,7 +24,7 @@ using nlohmann::json;
 /// Frame bytes of none / 8-bit / 2-bit of a 7,850-float model (header included).
 const std::vector<uint64_t> kRungBytes = {31'464, 8'000, 2'100};
 
-TEST(DownlinkRungs, SlowClientsGetCoarserRungsAndTheUnmeasuredTheMostFaithful)
+TEST(DownlinkRungs, LowRateClientsGetCoarserRungsAndTheUnmeasuredTheMostFaithful)
 {
     // 20 kbit/s: 2-bit ends at E = 0.84 s. 200 kbit/s: none 1.26 s > 1.05 E, 8-bit 0.32 s.
     // 1 Mbit/s: none 0.25 s fits. Unmeasured: rung 0.
@@ -43,7 +43,7 @@ TEST(DownlinkRungs, SlowClientsGetCoarserRungsAndTheUnmeasuredTheMostFaithful)
               (std::vector<size_t>{2, 2}));
 }
 
-TEST(DownlinkRungs, TheSlackIsFivePercentOfTheSlowestEnd)
+TEST(DownlinkRungs, TheSlackIsFivePercentOfTheLatestCoarseEnd)
 {
     // E = 8 × 1000 / 8000 = 1 s. A rung ending at 1.04 s is kept, at 1.06 s it is not.
     const std::vector<std::vector<uint64_t>> bytes = {{4000, 1000}, {1040, 10}, {1060, 10}};
@@ -162,7 +162,7 @@ const json kLadder = {{"type", "adaptive"},
                         {{"type", "quantization"}, {"bits", 8}},
                         {{"type", "quantization"}, {"bits", 2}}}}};
 
-TEST(DownlinkRungs, ASlowDownlinkGetsACoarserModelWithinTheRungsError)
+TEST(DownlinkRungs, ANarrowDownlinkGetsACoarserModelWithinTheRungsError)
 {
     DownlinkWorld w(kLadder, false);
     std::vector<std::string> labels;

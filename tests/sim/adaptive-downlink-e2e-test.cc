@@ -49,7 +49,7 @@ SlowDownlink(uint32_t rounds, const std::string& reference)
     return s;
 }
 
-TEST(AdaptiveDownlinkE2e, ASlowDownlinkGetsACoarserModelAndTracesIgnoreThreads)
+TEST(AdaptiveDownlinkE2e, ANarrowDownlinkGetsACoarserModelAndTracesIgnoreThreads)
 {
     TempDir dir("adaptive-downlink");
     WriteFile(dir.Path() / "s.json", SlowDownlink(4, "model").dump());
