@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace fedran
 {
@@ -19,6 +20,13 @@ AsyncCoordinator::AsyncCoordinator(CoordinatorConfig config,
     , m_clock(m_task->serverCompute, m_config.ticksPerSecond)
     , m_idleAt(m_task->partition.size(), -1)
 {
+    // The scenario refuses it; a program that builds its own task is told here, not later by
+    // every update failing to decode (its download report would not be taken off).
+    if (!m_task->downlinkCodec.Empty() && m_task->downlinkCodec.Traits().adaptive)
+    {
+        throw std::invalid_argument("compression.downlink: an adaptive downlink needs "
+                                    "synchronous rounds (server.mode \"sync\")");
+    }
 }
 
 AsyncCoordinator::~AsyncCoordinator() = default;
@@ -218,7 +226,7 @@ AsyncCoordinator::Dispatch(uint32_t client)
     const FrameHeader header =
         MakeFrameHeader(FrameType::GlobalModel, modelEncoder.Id(), m_version + 1, client);
     std::vector<uint8_t> frame = EncodeFrame(header, m_modelPayload);
-    m_host.FrameSent(header.round, client, frame.size());
+    m_host.FrameSent(header.round, client, frame.size(), std::string(modelEncoder.Name()));
     m_host.Send(client, std::move(frame));
 }
 

@@ -1,5 +1,6 @@
 #include "models/fl/client-session.h"
 
+#include "models/fl/downlink-rungs.h"
 #include "models/fl/level-policy.h"
 #include "models/fl/loss-report.h"
 #include "models/learning/gradient-spread.h"
@@ -23,6 +24,9 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
         throw std::invalid_argument("client id beyond the partition");
     }
     ResetCodecs();
+    const CodecSpec& downlink =
+        m_config.downlinkCodec.Empty() ? m_task->downlinkCodec : m_config.downlinkCodec;
+    m_reportDownload = !downlink.Empty() && downlink.Traits().adaptive;
     if (m_config.clientId < m_task->clientCompute.size())
     {
         m_device = m_task->clientCompute[m_config.clientId];
@@ -166,6 +170,7 @@ ClientSession::PrepareRound(uint32_t round,
                             double computeS,
                             double modelFirstByteS)
 {
+    m_downloadS = downloadS; // an adaptive downlink's report, sent with the update
     if (!m_controller)
     {
         return;
@@ -275,6 +280,15 @@ ClientSession::TrainAndEncode(uint32_t round)
                                                m_config.clientId,
                                                static_cast<uint32_t>(rows.size()));
 
+    if (m_reportDownload && !m_task->training.pipelining.layerwise)
+    {
+        // Last, after any loss report: the server takes it off first (downlink-rungs.h).
+        control::AppendDownloadReport(payload, m_downloadS);
+        if (encoded.record.predictedPayloadBytes >= 0)
+        {
+            encoded.record.predictedPayloadBytes += control::kDownloadReportBytes;
+        }
+    }
     if (!m_task->training.pipelining.layerwise)
     {
         encoded.frame = EncodeFrame(header, payload);

@@ -23,6 +23,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace fedran
@@ -92,8 +93,9 @@ class ClientSession
     /// (epochs x examples, or local steps x batch), which do not depend on its outcome.
     double ComputeSeconds() const;
 
-    /// An adaptive uplink's inputs known once the model has arrived: the model's download as
-    /// the client saw it (first byte to last), its size, and the compute time ahead.
+    /// What is known once the model has arrived, for an adaptive uplink's inputs and an
+    /// adaptive downlink's report: the model's download as the client saw it (first byte to
+    /// last), its size, and the compute time ahead.
     /// `modelFirstByteS`: when its first byte arrived, on the client's own clock.
     void PrepareRound(uint32_t round,
                       uint64_t modelFrameBytes,
@@ -135,6 +137,19 @@ class ClientSession
     bool IsAdaptive() const
     {
         return m_controller != nullptr;
+    }
+
+    /// An adaptive downlink: each update ends with the model's download time (downlink-rungs.h).
+    bool ReportsDownload() const
+    {
+        return m_reportDownload;
+    }
+
+    /// This client's copy of the global model (empty while it holds none): with
+    /// downlink_reference client_view, what the server's mirror of it must equal.
+    std::span<const float> HeldModel() const
+    {
+        return m_model;
     }
 
     /// Floats of model this session holds now (0 while it is not training, unless the
@@ -188,6 +203,8 @@ class ClientSession
     std::deque<uint32_t> m_unacknowledged;
     double m_rttS = 0.0; ///< the transport's RTT at the last acknowledgement
     double m_lastMeasuredBps = -1.0;
+    bool m_reportDownload = false; ///< the downlink is adaptive: report each download's time
+    double m_downloadS = 0.0;      ///< this round's model download (first byte to last)
 };
 
 } // namespace fedran

@@ -31,11 +31,38 @@ class ClientViewEncoder
                                 Rng& rng,
                                 std::span<float> scratch);
 
+    /// Adaptive downlink: the payload bytes (rung byte included) each rung of the ladder would
+    /// send `client` in `round`, from trial encodings of global − (its copy) on copies of its
+    /// rungs' state and of `rng`; nothing changes (no state, no draw).
+    std::vector<uint64_t> RungSizes(uint32_t client,
+                                    uint32_t round,
+                                    std::span<const float> global,
+                                    const Rng& rng,
+                                    std::span<float> scratch);
+
+    /// Adaptive downlink: Encode with rung `rung` of the client's ladder (that rung's state,
+    /// an error-feedback residual, moves on; the others stay as they were).
+    std::vector<uint8_t> EncodeRung(uint32_t client,
+                                    uint32_t round,
+                                    size_t rung,
+                                    std::span<const float> global,
+                                    Rng& rng,
+                                    std::span<float> scratch);
+
+    /// The server's copy of what `client` holds (empty if it has none): tests compare it with
+    /// the client's own.
+    std::span<const float> Mirror(uint32_t client) const;
+
     /// The client has left: it starts from zeros when it joins again (its mirror and its
     /// downlink encoder go).
     void Forget(uint32_t client);
 
   private:
+    /// The client's encoder, its mirror (zeros when fresh), and global − mirror in `scratch`.
+    Codec& Prepare(uint32_t client, std::span<const float> global, std::span<float> scratch);
+    /// Moves the mirror by what `payload` decodes to, as the client will.
+    void Follow(uint32_t client, std::span<const uint8_t> payload, std::span<float> scratch);
+
     CodecBank& m_codecs;
     const TensorLayout& m_layout;
     std::map<uint32_t, std::vector<float>> m_mirrors;

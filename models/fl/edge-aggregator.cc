@@ -167,10 +167,13 @@ EdgeAggregator::RoundStarted(uint32_t round, const std::vector<uint32_t>& select
 }
 
 void
-EdgeAggregator::FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes)
+EdgeAggregator::FrameSent(uint32_t round,
+                          uint32_t client,
+                          uint64_t frameBytes,
+                          const std::string& downlinkCodec)
 {
     m_downlinkBytes += frameBytes;
-    m_host.FrameSent(round, client, frameBytes);
+    m_host.FrameSent(round, client, frameBytes, downlinkCodec);
 }
 
 void

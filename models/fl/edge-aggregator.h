@@ -101,7 +101,10 @@ class EdgeAggregator : private CoordinatorHost
     uint32_t DrawInteger(uint32_t lo, uint32_t hi) override;
     void JoinClosed(uint32_t joined, uint32_t expected) override;
     void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) override;
-    void FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes) override;
+    void FrameSent(uint32_t round,
+                   uint32_t client,
+                   uint64_t frameBytes,
+                   const std::string& downlinkCodec) override;
     void UpdateArrived(const UpdateArrivalRecord& record) override;
     void RoundEnded(const RoundRecord& record) override;
     void Finished() override;

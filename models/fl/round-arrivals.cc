@@ -56,17 +56,30 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
     UpdateArrivalRecord record = ArrivalOf(frame);
     if (frame.header.round != m_round || !m_pending.count(client))
     {
-        NoteArrival(frame, std::nan(""), false);
+        try
+        {
+            NoteArrival(frame, TakeDownlinkReport(frame), std::nan(""), false);
+        }
+        catch (const DecodeError&)
+        {
+            NoteArrival(frame, {}, std::nan(""), false); // too short for its reports
+        }
         DiscardLate(record);
         return;
     }
 
-    // A level policy's, or a selection policy's, loss report ends the payload (loss-report.h).
+    // An adaptive downlink's download report ends the payload (downlink-rungs.h); a level
+    // policy's, or a selection policy's, loss report comes before it (loss-report.h).
     std::span<const uint8_t> payload = frame.payload;
+    // Where a loss report would be if decoding fails (none is read past a download report).
+    std::span<const uint8_t> reports =
+        m_downlinkRungs ? std::span<const uint8_t>() : std::span<const uint8_t>(frame.payload);
     double loss = std::nan("");
     try
     {
         CheckUplinkFrame(frame);
+        payload = TakeDownlinkReport(frame);
+        reports = payload;
         if (m_levels || m_selectionLoss)
         {
             payload = TakeLossReport(payload, loss);
@@ -97,7 +110,7 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
         record.fate = UpdateFate::Failed;
         record.reason = e.what();
     }
-    NoteArrival(frame, loss, record.fate == UpdateFate::Accepted);
+    NoteArrival(frame, reports, loss, record.fate == UpdateFate::Accepted);
     if (m_firstPhase && record.fate == UpdateFate::Accepted)
     {
         // Not an update yet: it counts once this client's reply arrives.
@@ -264,12 +277,15 @@ RoundCoordinator::CheckUplinkFrame(const Frame& frame) const
 }
 
 void
-RoundCoordinator::NoteArrival(const Frame& frame, double loss, bool accepted)
+RoundCoordinator::NoteArrival(const Frame& frame,
+                              std::span<const uint8_t> reports,
+                              double loss,
+                              bool accepted)
 {
-    if (m_selectionLoss && std::isnan(loss) && frame.payload.size() >= 4)
+    if (m_selectionLoss && std::isnan(loss) && reports.size() >= 4)
     {
         // A late update's report: its loss is as recent as the ledger will get.
-        TakeLossReport(frame.payload, loss);
+        TakeLossReport(reports, loss);
     }
     LedgerArrived(m_ledger,
                   frame.header.client,

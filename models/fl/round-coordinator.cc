@@ -41,6 +41,13 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
                          double(m_config.deadlineTicks) / m_config.ticksPerSecond,
                          WantedClients(m_config.overSelect, m_config.clientsPerRound)});
     m_selectionLoss = selection.Traits().needsLoss;
+    const CodecSpec& downlink =
+        m_config.downlinkCodec.Empty() ? m_task->downlinkCodec : m_config.downlinkCodec;
+    if (!m_config.episodic && !downlink.Empty() && downlink.Traits().adaptive)
+    {
+        m_downlinkRungs = std::make_unique<control::DownlinkRungs>(
+            control::ParseDownlinkConfig(downlink.Json(), downlink.Path()));
+    }
     const CodecSpec& uplink = m_task->uplinkCodec;
     if (!m_config.episodic && !uplink.Empty() && control::IsLevelPolicy(uplink.Json()))
     {
@@ -253,14 +260,10 @@ RoundCoordinator::StartRound()
         m_exchange->BeginRound(m_round, state);
         m_firstPhase = m_exchange->NeedsReplies();
     }
-    std::vector<uint8_t> shared;
-    // Round-scheduled codecs (a sparsity warm-up) encode, and mirror-decode, this round's size.
-    Codec& modelEncoder = m_state.codecs.ModelEncoder();
-    modelEncoder.BeginRound(m_round);
-    if (!m_task->downlinkClientView)
-    {
-        modelEncoder.Encode(m_task->model->Layout(), m_state.global, m_state.codecRng, shared);
-    }
+    std::vector<std::vector<uint8_t>> payloads;
+    std::vector<size_t> which;
+    std::vector<std::string> labels;
+    EncodeModels(payloads, which, labels);
     // A level policy's levels for the sampled clients, by their FedAvg weights.
     std::vector<uint32_t> levels(m_selected.size(), 0);
     if (m_levels)
@@ -272,6 +275,7 @@ RoundCoordinator::StartRound()
         }
         levels = m_levels->Assign(samples, m_selected, m_roundStartS);
     }
+    const uint16_t modelCodec = m_state.codecs.ModelEncoder().Id();
     for (size_t i = 0; i < m_selected.size(); ++i)
     {
         const uint32_t client = m_selected[i];
@@ -280,14 +284,12 @@ RoundCoordinator::StartRound()
             // Before the model, so that the client's encoder has it when training ends.
             SendToClient(client, FrameType::CodecState, m_state.codecs.Uplink().Id(), state);
         }
-        SendToClient(
-            client,
-            FrameType::GlobalModel,
-            modelEncoder.Id(),
-            m_task->downlinkClientView
-                ? m_views.Encode(client, m_round, m_state.global, m_state.codecRng, m_state.scratch)
-                : shared,
-            levels[i]);
+        SendToClient(client,
+                     FrameType::GlobalModel,
+                     modelCodec,
+                     payloads[which[i]],
+                     levels[i],
+                     labels[i]);
     }
     // Nobody to wait for still takes the deadline, as a real server's round would.
     ArmDeadline();
@@ -298,11 +300,16 @@ RoundCoordinator::SendToClient(uint32_t client,
                                FrameType type,
                                uint16_t codec,
                                std::span<const uint8_t> payload,
-                               uint32_t level)
+                               uint32_t level,
+                               const std::string& label)
 {
     std::vector<uint8_t> frame =
         EncodeFrame(MakeFrameHeader(type, codec, m_round, client, level), payload);
-    m_host.FrameSent(m_round, client, frame.size());
+    if (m_downlinkRungs && type == FrameType::GlobalModel)
+    {
+        m_downlinkRungs->FrameSent(client, m_round, frame.size()); // what its report measures
+    }
+    m_host.FrameSent(m_round, client, frame.size(), label);
     m_host.Send(client, std::move(frame));
 }
 

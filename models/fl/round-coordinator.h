@@ -9,6 +9,7 @@
 
 #include "models/fl/bucket-assembler.h"
 #include "models/fl/client-view-encoder.h"
+#include "models/fl/downlink-rungs.h"
 #include "models/fl/federated-task.h"
 #include "models/fl/level-policy.h"
 #include "models/fl/selection-policy.h"
@@ -67,6 +68,13 @@ class RoundCoordinator : public ServerCoordinator
         return m_state.global;
     }
 
+    /// The server's mirror of `client`'s model (downlink_reference client_view; empty
+    /// otherwise): what tests compare with the client's own copy.
+    std::span<const float> ClientView(uint32_t client) const
+    {
+        return m_views.Mirror(client);
+    }
+
     size_t JoinedCount() const
     {
         return m_joined.size();
@@ -100,23 +108,39 @@ class RoundCoordinator : public ServerCoordinator
                    std::span<const uint8_t> payload,
                    UpdateArrivalRecord& record);
     void StartRound();
+    /// This round's model payloads (round-downlink.cc): `payloads`, and for each selected
+    /// client the index of its payload and the codec its frame uses (clients.csv
+    /// downlink_codec). An adaptive downlink chooses a rung per client (downlink-rungs.h).
+    void EncodeModels(std::vector<std::vector<uint8_t>>& payloads,
+                      std::vector<size_t>& which,
+                      std::vector<std::string>& labels);
+    /// An adaptive downlink: the update's payload without its download report, which goes to
+    /// the client's predictor. Throws DecodeError if there is no room for one.
+    std::span<const uint8_t> TakeDownlinkReport(const Frame& frame);
     void EndRound();
     /// Two-exchange codecs: combines the first payloads and asks their senders for replies.
     void CloseFirstPhase();
     /// The round's clients by the selection policy (server.selection), in id order.
     std::vector<uint32_t> SampleClients();
     /// What an update frame (accepted or late) tells the selection ledger; `loss` is its loss
-    /// report (NaN: none).
-    void NoteArrival(const Frame& frame, double loss, bool accepted);
+    /// report (NaN: none, then it is read from the end of `reports`, the payload without a
+    /// download report, if the policy needs it).
+    void NoteArrival(const Frame& frame,
+                     std::span<const uint8_t> reports,
+                     double loss,
+                     bool accepted);
+
     /// Marks a selected client as answered (or failed) and ends the round when none remain.
     void SettleClient(uint32_t client);
     void RemoveClient(uint32_t client, UpdateFate fate, const std::string& why);
-    /// `level`: a level policy's QSGD level for the client's update (model frames only).
+    /// `level`: a level policy's QSGD level for the client's update, `label` the codec of
+    /// the model (model frames only).
     void SendToClient(uint32_t client,
                       FrameType type,
                       uint16_t codec,
                       std::span<const uint8_t> payload,
-                      uint32_t level = 0);
+                      uint32_t level = 0,
+                      const std::string& label = {});
     /// The first round starts (or, episodic, the join is only reported).
     void CloseJoin();
     void ArmDeadline();
@@ -148,6 +172,8 @@ class RoundCoordinator : public ServerCoordinator
     std::vector<uint32_t> m_added; ///< clients whose update went into m_rule, in Add order
     /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).
     std::unique_ptr<RoundExchange> m_exchange;
+    /// An adaptive downlink's predictors and rule (downlink-rungs.h); nullptr otherwise.
+    std::unique_ptr<control::DownlinkRungs> m_downlinkRungs;
     /// A level policy of the uplink (level-policy.h); nullptr otherwise.
     std::unique_ptr<control::ServerLevelPolicy> m_levels;
     uint32_t m_episodeEnd = 0;                 ///< episodic: the episode's last round

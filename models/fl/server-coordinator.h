@@ -53,7 +53,12 @@ class CoordinatorHost
     /// (fewer when the join timeout fired first).
     virtual void JoinClosed(uint32_t joined, uint32_t expected) = 0;
     virtual void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) = 0;
-    virtual void FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes) = 0;
+    /// A frame for `client`; `downlinkCodec` is the codec of a model frame (clients.csv
+    /// downlink_codec: the type, or an adaptive downlink's rung), empty for other frames.
+    virtual void FrameSent(uint32_t round,
+                           uint32_t client,
+                           uint64_t frameBytes,
+                           const std::string& downlinkCodec) = 0;
     virtual void UpdateArrived(const UpdateArrivalRecord& record) = 0;
     virtual void RoundEnded(const RoundRecord& record) = 0;
     virtual void Finished() = 0;

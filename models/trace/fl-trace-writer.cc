@@ -227,7 +227,9 @@ FlTraceWriter::WriteClientRow(uint32_t round,
     {
         m_clients->Add(uint64_t(row.predictedPayloadBytes));
     }
-    m_clients->Add(row.downlinkBytes).Add(row.codec.empty() ? m_uplinkCodec : row.codec);
+    m_clients->Add(row.downlinkBytes)
+        .Add(row.downlinkCodec)
+        .Add(row.codec.empty() ? m_uplinkCodec : row.codec);
     AddAdaptiveColumns(row);
     m_clients->Add(client < m_clientHubs.size() ? m_clientHubs[client] : std::string());
     if (client < m_attacks.size() && m_attacks[client].Active(round))

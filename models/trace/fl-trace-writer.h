@@ -37,6 +37,8 @@ struct ClientRow
     std::string codec;
     int64_t predictedPayloadBytes = -1; ///< adaptive: the chosen rung's trial frame
     uint64_t downlinkBytes = 0;
+    /// The model frame's codec (its type, or an adaptive downlink's rung, "quantization[2]").
+    std::string downlinkCodec;
     UpdateFate fate = UpdateFate::Late;
     bool arrived = false;
     bool skipped = false;

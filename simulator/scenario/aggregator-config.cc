@@ -177,7 +177,13 @@ CheckAggregators(const json& scenario,
         const CodecSpec& spec =
             std::string(key) == "uplink" ? config.uplinkCodec : config.downlinkCodec;
         const std::string path = std::string("compression.") + key;
-        const std::string problem = TierCodecProblem(spec);
+        std::string problem = TierCodecProblem(spec);
+        if (std::string(key) == "downlink" && !spec.Empty() && spec.Traits().adaptive)
+        {
+            problem = "\"adaptive\" is not supported with network.hubs[].aggregator (the server "
+                      "chooses each site's rung from the site's download reports, and an "
+                      "aggregator relays the model)";
+        }
         if (!problem.empty())
         {
             errors.push_back(path + ".type: " + spec.Type() + " " + problem);

@@ -3,6 +3,7 @@
 
 #include "compression/adaptive-ladder.h"
 #include "compression/codec-spec.h"
+#include "models/fl/downlink-rungs.h"
 #include "models/fl/level-policy.h"
 #include "models/fl/rate-controller.h"
 #include "models/link-config/link-types.h"
@@ -390,6 +391,56 @@ CheckLevelPolicy(const ScenarioConfig& config, std::vector<std::string>& errors)
     }
 }
 
+/// What an adaptive downlink (models/fl/downlink-rungs.h) cannot be combined with. Edge
+/// aggregation is refused where the tiers' codecs are checked (aggregator-config.cc).
+void
+CheckAdaptiveDownlink(const ScenarioConfig& config, std::vector<std::string>& errors)
+{
+    const CodecSpec& down = config.downlinkCodec;
+    try
+    {
+        control::ParseDownlinkConfig(down.Json(), down.Path());
+    }
+    catch (const CodecConfigError& e)
+    {
+        errors.push_back(e.what());
+    }
+    const std::string prefix = "compression.downlink.type: \"adaptive\" ";
+    if (config.server.async)
+    {
+        errors.push_back(prefix + "chooses each round's rungs together, which server.mode "
+                                  "\"async\" has no rounds for (use \"sync\")");
+    }
+    if (config.training.pipelining.layerwise)
+    {
+        errors.push_back(prefix + "needs the download report at the end of a whole update; "
+                                  "training.pipelining.mode \"layerwise\" sends it in buckets");
+    }
+    const CodecSpec& up = config.uplinkCodec;
+    if (!up.Empty() && up.TwoExchanges())
+    {
+        errors.push_back(prefix +
+                         "needs the download report at the end of a one-exchange "
+                         "update; compression.uplink.type " +
+                         up.Type() + " takes two exchanges per round");
+    }
+    if (!config.downlinkClientView)
+    {
+        // With "model" one encoding goes to every client, so a rung's per-client state (an
+        // error-feedback residual) would be shared, i.e. wrong for all of them.
+        for (const CodecSpec& rung : down.Children())
+        {
+            if (rung.KeepsState())
+            {
+                errors.push_back(rung.Path() + ": " + rung.Label() +
+                                 " keeps a state per receiving client, which needs "
+                                 "compression.downlink_reference \"client_view\" (with "
+                                 "\"model\" every client gets the same encoding)");
+            }
+        }
+    }
+}
+
 /// What the uplink and downlink codecs may not be (their specs were checked as they were read).
 void
 CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
@@ -403,8 +454,7 @@ CheckCodecs(const ScenarioConfig& config, std::vector<std::string>& errors)
     }
     else if (!down.Empty() && down.Traits().adaptive)
     {
-        errors.push_back("compression.downlink.type: \"adaptive\" is for the uplink only (the "
-                         "controller runs on each client)");
+        CheckAdaptiveDownlink(config, errors);
     }
     const CodecSpec& up = config.uplinkCodec;
     if (!up.Empty() && up.Traits().adaptive)

@@ -53,9 +53,9 @@ class FakeEdgeHost : public EdgeHost
     {
         tier.RoundStarted(r, s);
     }
-    void FrameSent(uint32_t r, uint32_t c, uint64_t b) override
+    void FrameSent(uint32_t r, uint32_t c, uint64_t b, const std::string& d) override
     {
-        tier.FrameSent(r, c, b);
+        tier.FrameSent(r, c, b, d);
     }
     void UpdateArrived(const UpdateArrivalRecord& r) override
     {

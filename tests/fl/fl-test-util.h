@@ -109,9 +109,16 @@ class FakeHost : public CoordinatorHost
         started.emplace_back(round, selected);
     }
 
-    void FrameSent(uint32_t, uint32_t, uint64_t) override
+    void FrameSent(uint32_t, uint32_t client, uint64_t, const std::string& downlinkCodec) override
     {
+        if (!downlinkCodec.empty())
+        {
+            modelCodecs.emplace_back(client, downlinkCodec);
+        }
     }
+
+    /// The codec of each model frame sent, in order: (client, downlink_codec).
+    std::vector<std::pair<uint32_t, std::string>> modelCodecs;
 
     void UpdateArrived(const UpdateArrivalRecord& record) override
     {

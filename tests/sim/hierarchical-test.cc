@@ -283,6 +283,9 @@ TEST(Hierarchical, RefusesWhatEdgeAggregationCannotDoNamingThePath)
         {"server.clients_per_round=3",
          "server.clients_per_round: 3 is more than the server's direct children (2"},
         {"network.hubs.0.aggregator.edge_rounds=0", "network.hubs.0.aggregator.edge_rounds"},
+        {"'compression.downlink={\"type\":\"adaptive\",\"ladder\":[{\"type\":\"none\"}]}'",
+         "compression.downlink.type: adaptive \"adaptive\" is not supported with "
+         "network.hubs[].aggregator"},
     };
     WriteFile(dir.Path() / "s.json", TwoHubs(true).dump());
     for (const Case& c : cases)

@@ -24,6 +24,8 @@ FlStatsHelper::Connect(Ptr<FlServerApp> server,
                        const std::vector<std::string>& clientHubs)
 {
     server->TraceConnectWithoutContext("ModelSent", MakeCallback(&FlStatsHelper::ModelSent, this));
+    server->TraceConnectWithoutContext("ModelCodec",
+                                       MakeCallback(&FlStatsHelper::ModelCodec, this));
     server->TraceConnectWithoutContext("UpdateArrival",
                                        MakeCallback(&FlStatsHelper::UpdateArrival, this));
     server->TraceConnectWithoutContext("RoundEnded",
@@ -75,6 +77,14 @@ void
 FlStatsHelper::EdgeModelSent(uint32_t, uint32_t, uint64_t frameBytes)
 {
     m_round.downlinkPayload += frameBytes;
+}
+
+void
+FlStatsHelper::ModelCodec(uint32_t round, uint32_t client, const std::string& downlinkCodec)
+{
+    // Fired right after ModelSent for the same frame, so the row (or trip) exists.
+    ClientRow& row = m_async ? m_trips[{round, client}] : m_current[client];
+    row.downlinkCodec = downlinkCodec;
 }
 
 void

@@ -139,6 +139,8 @@ class FlStatsHelper
     /// The row of (round, client) if it is still open: of the current round, or late.
     ClientRow* FindRow(uint32_t round, uint32_t client);
     void ModelSent(uint32_t round, uint32_t client, uint64_t frameBytes);
+    /// clients.csv downlink_codec: the codec of the model frame sent to `client`.
+    void ModelCodec(uint32_t round, uint32_t client, const std::string& downlinkCodec);
     void ModelReceived(uint32_t round, uint32_t client, uint64_t frameBytes);
     /// An edge aggregator's model frame to one of its children.
     void EdgeModelSent(uint32_t round, uint32_t client, uint64_t frameBytes);

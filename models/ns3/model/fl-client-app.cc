@@ -352,7 +352,7 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& re
             Simulator::Schedule(Seconds(*crashAt * computeS), &FlClientApp::CrashOut, this, round);
         return;
     }
-    if (m_session->IsAdaptive())
+    if (m_session->IsAdaptive() || m_session->ReportsDownload())
     {
         // The model's download as seen here: its first byte to its last.
         const double downloadS = (receipt.lastByte - receipt.firstByte).GetSeconds();

@@ -67,6 +67,18 @@ class FlClientApp : public Application
     /// Fixes the stream of the join instant and reconnection delays; returns streams used.
     int64_t AssignStreams(int64_t stream);
 
+    uint32_t GetClientId() const
+    {
+        return m_clientId;
+    }
+
+    /// The site's copy of the global model (empty while it holds none): with
+    /// downlink_reference client_view, what the server's mirror of it must equal (tests).
+    std::span<const float> HeldModel() const
+    {
+        return m_session ? m_session->HeldModel() : std::span<const float>();
+    }
+
     typedef void (*ModelReceivedCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
     typedef void (*UpdateSentCallback)(const fedran::UpdateSentRecord& record);
     typedef void (*LeftCallback)(uint32_t client);

@@ -270,7 +270,7 @@ FlEdgeApp::RoundStarted(uint32_t, const std::vector<uint32_t>&)
 }
 
 void
-FlEdgeApp::FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes)
+FlEdgeApp::FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes, const std::string&)
 {
     m_modelSentTrace(round, client, frameBytes);
 }

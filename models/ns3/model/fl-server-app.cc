@@ -75,6 +75,11 @@ FlServerApp::GetTypeId()
                             "client.",
                             MakeTraceSourceAccessor(&FlServerApp::m_modelSentTrace),
                             "ns3::FlServerApp::ModelSentCallback")
+            .AddTraceSource("ModelCodec",
+                            "A model frame was queued for a client: the codec it was encoded "
+                            "with (an adaptive downlink's rung, e.g. quantization[2]).",
+                            MakeTraceSourceAccessor(&FlServerApp::m_modelCodecTrace),
+                            "ns3::FlServerApp::ModelCodecCallback")
             .AddTraceSource("UpdateArrival",
                             "An update arrived (accepted, late or failed) or a selected "
                             "client dropped.",
@@ -248,9 +253,16 @@ FlServerApp::RoundStarted(uint32_t round, const std::vector<uint32_t>& selected)
 }
 
 void
-FlServerApp::FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes)
+FlServerApp::FrameSent(uint32_t round,
+                       uint32_t client,
+                       uint64_t frameBytes,
+                       const std::string& downlinkCodec)
 {
     m_modelSentTrace(round, client, frameBytes);
+    if (!downlinkCodec.empty())
+    {
+        m_modelCodecTrace(round, client, downlinkCodec);
+    }
 }
 
 void

@@ -49,9 +49,19 @@ class FlServerApp
 
     int64_t AssignStreams(int64_t stream);
 
+    /// The round logic, once the application has started (nullptr before): for tests that
+    /// look at the server's state, e.g. RoundCoordinator::ClientView.
+    const fedran::ServerCoordinator* GetCoordinator() const
+    {
+        return m_coordinator.get();
+    }
+
     typedef void (*JoinClosedCallback)(uint32_t joined, uint32_t expected);
     typedef void (*RoundStartedCallback)(uint32_t round, const std::vector<uint32_t>& selected);
     typedef void (*ModelSentCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
+    typedef void (*ModelCodecCallback)(uint32_t round,
+                                       uint32_t client,
+                                       const std::string& downlinkCodec);
     typedef void (*UpdateArrivalCallback)(const fedran::UpdateArrivalRecord& record);
     typedef void (*RoundEndedCallback)(const fedran::RoundRecord& record);
     typedef void (*FinishedCallback)();
@@ -69,7 +79,10 @@ class FlServerApp
     uint32_t DrawInteger(uint32_t lo, uint32_t hi) override;
     void JoinClosed(uint32_t joined, uint32_t expected) override;
     void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) override;
-    void FrameSent(uint32_t round, uint32_t client, uint64_t frameBytes) override;
+    void FrameSent(uint32_t round,
+                   uint32_t client,
+                   uint64_t frameBytes,
+                   const std::string& downlinkCodec) override;
     void UpdateArrived(const fedran::UpdateArrivalRecord& record) override;
     void RoundEnded(const fedran::RoundRecord& record) override;
     void Finished() override;
@@ -95,6 +108,7 @@ class FlServerApp
     TracedCallback<uint32_t, uint32_t> m_joinClosedTrace;
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_roundStartedTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_modelSentTrace;
+    TracedCallback<uint32_t, uint32_t, const std::string&> m_modelCodecTrace;
     TracedCallback<const fedran::UpdateArrivalRecord&> m_updateArrivalTrace;
     TracedCallback<const fedran::RoundRecord&> m_roundEndedTrace;
     TracedCallback<> m_finishedTrace;
