@@ -163,17 +163,32 @@ WriteRunManifest(const std::string& outDir,
         const fedran::DpLedger ledger(config.dp,
                                       config.server.clientsPerRound,
                                       config.TotalClients());
-        const fedran::PrivacySpent spent = ledger.After(totals.rounds);
+        // Central: a step per round; local: the most-selected site's selections.
+        const fedran::PrivacySpent spent = ledger.After(totals.privacySteps);
         manifest["privacy"] = {{"mode", config.dp.mode},
                                {"clip_norm", config.dp.clipNorm},
                                {"noise_multiplier", config.dp.noiseMultiplier},
                                {"delta", config.dp.delta},
                                {"sampling_rate", ledger.SamplingRate()},
                                {"rounds", totals.rounds},
+                               {"steps", totals.privacySteps},
                                {"epsilon", spent.epsilon},
                                {"order", spent.order},
-                               {"accountant", "rdp_poisson_subsampled_gaussian_tight"},
+                               {"accountant", ledger.Accountant()},
                                {"orders", ledger.Orders()}};
+        if (config.dp.AdaptiveClipping())
+        {
+            const fedran::AdaptiveClipConfig& adaptive = config.dp.adaptive;
+            manifest["privacy"]["adaptive_clipping"] = {
+                {"target_unclipped_quantile", adaptive.targetQuantile},
+                {"learning_rate", adaptive.learningRate},
+                {"clipped_count_stddev", adaptive.countStddev},
+                {"update", adaptive.update},
+                {"sum_noise_multiplier",
+                 fedran::AdaptiveSumNoiseMultiplier(config.dp.noiseMultiplier,
+                                                    adaptive.countStddev)},
+                {"last_clip_norm", totals.lastClipNorm}};
+        }
     }
     manifest["files"] = {"rounds.csv", "clients.csv", "partition.csv"};
     if (!estimate.is_null())

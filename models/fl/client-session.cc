@@ -1,7 +1,9 @@
 #include "models/fl/client-session.h"
 
+#include "models/fl/adaptive-clip.h"
 #include "models/fl/downlink-rungs.h"
 #include "models/fl/level-policy.h"
+#include "models/fl/local-dp.h"
 #include "models/fl/loss-report.h"
 #include "models/learning/gradient-spread.h"
 
@@ -34,6 +36,7 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     m_trainRng = Rng(m_task->seed, kClientTrainStreamBase + m_config.clientId);
     m_codecRng = Rng(m_task->seed, kClientCodecStreamBase + m_config.clientId);
     m_spreadRng = Rng(m_task->seed, kClientSpreadStreamBase + m_config.clientId);
+    m_dpRng = Rng(m_task->seed, LocalDpStream(m_config.clientId));
     // No model copy yet: a site holds one only while it trains (or, with downlink_reference
     // client_view, from its connection on, since the server's frames are relative to it).
 }
@@ -125,6 +128,10 @@ ClientSession::AcceptModel(const Frame& frame)
     m_codecs.ModelDecoder().BeginRound(frame.header.round); // as the server's encoder was told
     // A level policy's level for this round: the header field that carries an update's weight.
     m_assignedLevel = frame.header.samples;
+    if (m_task->dp.AdaptiveClipping())
+    {
+        m_clipNorm = ClipNormFromField(frame.header.samples); // or, adaptive clipping's C
+    }
     m_attack.ModelArrived(*m_task, frame.header.round);
     const uint64_t size = m_task->model->Layout().TotalSize();
     if (m_task->downlinkClientView)
@@ -228,6 +235,20 @@ ClientSession::TrainAndEncode(uint32_t round)
     {
         m_reportLoss = result.meanLoss;
     }
+    const DpConfig& dp = m_task->dp;
+    if (dp.Local())
+    {
+        // Before the codec: everything sent from here on is post-processing of the noised
+        // update (the scenario refuses codecs and reports that would see more).
+        ClipAndNoise(result.update, dp.clipNorm, dp.noiseMultiplier * dp.clipNorm, m_dpRng);
+    }
+    // Adaptive clipping: whether the server will leave this update unclipped (the norm of
+    // the update before the codec; the server clips the decoded one).
+    std::optional<bool> unclipped;
+    if (dp.AdaptiveClipping())
+    {
+        unclipped = UpdateNorm(result.update) <= m_clipNorm;
+    }
     EncodedUpdate encoded;
     std::vector<uint8_t> payload;
     m_codecs.UpdateEncoder().BeginRound(round);
@@ -253,7 +274,7 @@ ClientSession::TrainAndEncode(uint32_t round)
     }
     else if (m_controller)
     {
-        EncodeAdaptive(round, result, payload, encoded.record);
+        EncodeAdaptive(round, result, unclipped, payload, encoded.record);
     }
     else
     {
@@ -261,10 +282,7 @@ ClientSession::TrainAndEncode(uint32_t round)
                                         result.update,
                                         m_codecRng,
                                         payload);
-        if (SelectionReportsLoss())
-        {
-            AppendLossReport(payload, m_reportLoss);
-        }
+        AppendReports(payload, unclipped, SelectionReportsLoss());
         if (m_device.profile)
         {
             // Tensor partitioning spreads the encoding over the client's cores.
@@ -329,8 +347,24 @@ ClientSession::PartSent()
 }
 
 void
+ClientSession::AppendReports(std::vector<uint8_t>& payload,
+                             std::optional<bool> unclipped,
+                             bool report)
+{
+    if (unclipped)
+    {
+        AppendClipReport(payload, *unclipped);
+    }
+    if (report)
+    {
+        AppendLossReport(payload, m_reportLoss);
+    }
+}
+
+void
 ClientSession::EncodeAdaptive(uint32_t /* round */,
                               const TrainingResult& result,
+                              std::optional<bool> unclipped,
                               std::vector<uint8_t>& payload,
                               UpdateSentRecord& record)
 {
@@ -370,21 +404,16 @@ ClientSession::EncodeAdaptive(uint32_t /* round */,
     if (decision.skip)
     {
         m_ladder->DiscardTrials();
-        if (report)
-        {
-            AppendLossReport(payload, m_reportLoss); // the empty codec payload says "skip"
-        }
+        AppendReports(payload, unclipped, report); // the empty codec payload says "skip"
         return;
     }
     record.rung = static_cast<int>(decision.rung);
     // fixed compares nothing: its one encoding is the chosen rung's trial.
-    record.predictedPayloadBytes = int64_t(kFrameHeaderSize + measure(decision.rung).payloadBytes +
-                                           (report ? control::kLossReportPayloadBytes : 0));
+    record.predictedPayloadBytes =
+        int64_t(kFrameHeaderSize + measure(decision.rung).payloadBytes +
+                (report ? control::kLossReportPayloadBytes : 0) + (unclipped ? 1 : 0));
     m_ladder->Commit(decision.rung, payload, m_codecRng);
-    if (report)
-    {
-        AppendLossReport(payload, m_reportLoss);
-    }
+    AppendReports(payload, unclipped, report);
     if (m_controller->ServerLed())
     {
         record.codecLabel = "qsgd(s=" + std::to_string(m_rungLevels.at(decision.rung)) + ")";

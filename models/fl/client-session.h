@@ -165,8 +165,12 @@ class ClientSession
     /// Picks the rung (or a skip) for `result` and encodes; an empty payload is a skip.
     void EncodeAdaptive(uint32_t round,
                         const TrainingResult& result,
+                        std::optional<bool> unclipped,
                         std::vector<uint8_t>& payload,
                         UpdateSentRecord& record);
+    /// What follows the codec's payload: adaptive clipping's bit (`unclipped`, if any), then
+    /// the loss report if a level or selection policy needs one (`report`).
+    void AppendReports(std::vector<uint8_t>& payload, std::optional<bool> unclipped, bool report);
 
     ClientSessionConfig m_config;
     /// This client's device (task->clientCompute; no profile: coding takes no time).
@@ -182,6 +186,10 @@ class ClientSession
     SiteAttack m_attack; ///< clients.groups[].attack of this client
     SiteFaults m_faults; ///< faults.corrupt_uplink and faults.crashes
     Rng m_spreadRng;     ///< an adaptive variance rule's minibatches (GradientSpread)
+    /// privacy.dp local: this site's noise (LocalDpStream).
+    Rng m_dpRng;
+    /// privacy.dp.adaptive_clipping: the round's C, from the model frame.
+    double m_clipNorm = 0.0;
     /// This client's copy of the global model: empty unless it is training (with
     /// downlink_reference client_view, kept from the connection on as the frames' reference).
     std::vector<float> m_model;

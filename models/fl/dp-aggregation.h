@@ -6,12 +6,14 @@
 // server-side fixed clipping do it, and the privacy it has spent after each round.
 
 #include "compression/rng.h"
+#include "models/fl/adaptive-clip.h"
 #include "models/fl/aggregation-rule.h"
 #include "models/fl/dp-config.h"
 #include "models/fl/rdp-accountant.h"
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace fedran
@@ -24,26 +26,44 @@ namespace fedran
  * updates arrived: the sensitivity of the result to one site is then C / clientsPerRound
  * whatever the site's sample count. Sample counts are ignored (TFF's DP aggregators are
  * unweighted). The noise is drawn from `noise`, a stream of its own, on the server's thread.
+ *
+ * With `adaptive` (privacy.dp.adaptive_clipping) the clip norm is the estimator's C at each
+ * Reset (a round's start) and the noise multiplier its z_Delta.
  */
-std::unique_ptr<AggregationRule> MakeCentralDpRule(const DpConfig& config,
-                                                   uint32_t clientsPerRound,
-                                                   Rng noise);
+std::unique_ptr<AggregationRule> MakeCentralDpRule(
+    const DpConfig& config,
+    uint32_t clientsPerRound,
+    Rng noise,
+    std::shared_ptr<const AdaptiveClip> adaptive = nullptr);
 
-/// The privacy spent: one step of the Poisson-subsampled Gaussian per round, at sampling
-/// rate q = clientsPerRound / clients (fixed-size selection approximated by Poisson
-/// sampling), over DefaultRdpOrders.
+/**
+ * The privacy spent, over DefaultRdpOrders with the tight conversion. Central mode: one step
+ * of the Poisson-subsampled Gaussian per round at sampling rate q = clientsPerRound / clients
+ * (fixed-size selection approximated by Poisson sampling). Local mode: one step of the
+ * Gaussian mechanism (q = 1, RDP alpha / (2 z^2)) per selection of a site; the caller passes
+ * the most-selected site's selections.
+ */
 class DpLedger
 {
   public:
     DpLedger(const DpConfig& config, uint32_t clientsPerRound, uint32_t clients);
 
-    /// The tight (epsilon, delta) after `rounds` rounds: the per-round RDP times `rounds`
-    /// (an exact product, so every caller gets the same bits).
-    PrivacySpent After(uint32_t rounds) const;
+    /// The tight (epsilon, delta) after `steps` steps (central: rounds; local: the
+    /// most-selected site's selections): one step's RDP times `steps` (an exact product, so
+    /// every caller gets the same bits).
+    PrivacySpent After(uint32_t steps) const;
 
+    /// q: 1 in local mode (no amplification by sampling).
     double SamplingRate() const
     {
         return m_q;
+    }
+
+    /// The accountant's name for run.json.
+    std::string Accountant() const
+    {
+        return m_local ? "rdp_gaussian_per_site_no_amplification_tight"
+                       : "rdp_poisson_subsampled_gaussian_tight";
     }
 
     const std::vector<double>& Orders() const
@@ -52,6 +72,7 @@ class DpLedger
     }
 
   private:
+    bool m_local;
     double m_q;
     double m_delta;
     RdpAccountant m_step; ///< one round's RDP per order

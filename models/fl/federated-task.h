@@ -30,6 +30,7 @@ enum RngStream : uint64_t
     kServerCodecStream = 3,
     kServerExchangeStream = 4, ///< a two-exchange uplink codec's server-side draws
     kDpNoiseStream = 5,        ///< privacy.dp central: the server's noise
+    kDpClipCountStream = 6,    ///< privacy.dp.adaptive_clipping: the clipped count's noise
     kClientTrainStreamBase = 1ull << 32,
     kClientCodecStreamBase = 2ull << 32,
     kComputeSpeedStreamBase = 3ull << 32,  ///< + group index
@@ -39,6 +40,8 @@ enum RngStream : uint64_t
     kClientCrashStreamBase = 7ull << 32,   ///< + client id: faults.crashes
     kEdgeCodecStreamBase = 8ull << 32,     ///< + 2 x hub index (+ 1 for its uplink codec)
     kClientSpreadStreamBase = 9ull << 32,  ///< + client id: GradientSpread's minibatches
+    // 10 << 32 is server.selection's (kSelectionStream, selection-policy.h).
+    kClientDpNoiseStreamBase = 11ull << 32, ///< + client id: privacy.dp local, a site's noise
 };
 
 /**

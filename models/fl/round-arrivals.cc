@@ -3,6 +3,7 @@
 // decoded into the round's rule or discarded as late, and charged to the server's cores;
 // round-coordinator.cc runs the rounds themselves, round-close.cc closes them.
 
+#include "models/fl/adaptive-clip.h"
 #include "models/fl/loss-report.h"
 #include "models/fl/round-coordinator.h"
 
@@ -69,7 +70,8 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
     }
 
     // An adaptive downlink's download report ends the payload (downlink-rungs.h); a level
-    // policy's, or a selection policy's, loss report comes before it (loss-report.h).
+    // policy's, or a selection policy's, loss report comes before it (loss-report.h), after
+    // adaptive clipping's clipped-count byte (adaptive-clip.h).
     std::span<const uint8_t> payload = frame.payload;
     // Where a loss report would be if decoding fails (none is read past a download report).
     std::span<const uint8_t> reports =
@@ -84,13 +86,24 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
         {
             payload = TakeLossReport(payload, loss);
         }
+        bool unclipped = false;
+        if (m_state.clip)
+        {
+            payload = TakeClipReport(payload, unclipped);
+        }
         if (m_exchange)
         {
             m_exchange->AddFirst(payload, frame.header.samples);
         }
         else
         {
+            const size_t added = m_added.size();
             AddUpdate(client, frame.header.samples, payload, record);
+            if (m_state.clip && m_added.size() > added)
+            {
+                // The bits of the updates in the sum, as TFF's clipped count.
+                m_state.clip->Report(unclipped);
+            }
         }
         record.fate = UpdateFate::Accepted;
         // Decoding and folding in take the server's time, in arrival order on its cores.

@@ -60,8 +60,16 @@ RoundCoordinator::EndRound()
     record.robustRule = m_task->robust.type;
     if (m_state.privacy)
     {
-        // Every round is a step of the mechanism, whether or not an update arrived.
-        record.epsilon = m_state.privacy->After(m_round).epsilon;
+        // Central: every round is a step of the mechanism, whether or not an update arrived.
+        // Local: each selection of a site is a step of its own; the worst site's is reported.
+        record.privacySteps = m_task->dp.Local() ? m_dpSelections.Max() : m_round;
+        record.epsilon = m_state.privacy->After(record.privacySteps).epsilon;
+        record.clipNorm = m_state.clip ? m_state.clip->Current() : m_task->dp.clipNorm;
+    }
+    if (m_state.clip)
+    {
+        // The round's bits move C for the next round (one count-noise draw per round).
+        m_state.clip->EndRound();
     }
     record.startS = m_roundStartS;
     record.selected = m_selected;

@@ -226,6 +226,12 @@ RoundCoordinator::SampleClients()
             m_scores.emplace_back(client, it->second);
         }
         LedgerSelected(m_ledger, client, m_round, m_roundStartS);
+        if (m_task->dp.Local())
+        {
+            // A selected site trains and releases a noised update: one step of its own
+            // accountant, whether or not its update arrives in time.
+            m_dpSelections.Selected(client);
+        }
     }
     return chosen;
 }
@@ -274,6 +280,12 @@ RoundCoordinator::StartRound()
             samples.push_back(static_cast<uint32_t>(m_task->partition.at(client).size()));
         }
         levels = m_levels->Assign(samples, m_selected, m_roundStartS);
+    }
+    else if (m_state.clip)
+    {
+        // Adaptive clipping: the round's C, which each site compares its update's norm with
+        // (the scenario refuses it with a level policy, which uses the same field).
+        levels.assign(m_selected.size(), ClipNormField(m_state.clip->Current()));
     }
     const uint16_t modelCodec = m_state.codecs.ModelEncoder().Id();
     for (size_t i = 0; i < m_selected.size(); ++i)

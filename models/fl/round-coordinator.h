@@ -12,6 +12,7 @@
 #include "models/fl/downlink-rungs.h"
 #include "models/fl/federated-task.h"
 #include "models/fl/level-policy.h"
+#include "models/fl/local-dp.h"
 #include "models/fl/selection-policy.h"
 #include "models/fl/server-clock.h"
 #include "models/fl/server-coordinator.h"
@@ -133,8 +134,9 @@ class RoundCoordinator : public ServerCoordinator
     /// Marks a selected client as answered (or failed) and ends the round when none remain.
     void SettleClient(uint32_t client);
     void RemoveClient(uint32_t client, UpdateFate fate, const std::string& why);
-    /// `level`: a level policy's QSGD level for the client's update, `label` the codec of
-    /// the model (model frames only).
+    /// `level`: a level policy's QSGD level for the client's update, or adaptive clipping's C
+    /// as float32 bits (model frames only: the field that carries an update's weight); `label`
+    /// the codec of the model (model frames only).
     void SendToClient(uint32_t client,
                       FrameType type,
                       uint16_t codec,
@@ -176,6 +178,8 @@ class RoundCoordinator : public ServerCoordinator
     std::unique_ptr<control::DownlinkRungs> m_downlinkRungs;
     /// A level policy of the uplink (level-policy.h); nullptr otherwise.
     std::unique_ptr<control::ServerLevelPolicy> m_levels;
+    /// privacy.dp local: how often each site was selected (its own accountant's steps).
+    SiteSelections m_dpSelections;
     uint32_t m_episodeEnd = 0;                 ///< episodic: the episode's last round
     bool m_firstPhase = false;                 ///< two-exchange round waiting for first payloads
     std::vector<uint32_t> m_contributors;      ///< clients whose first payload was combined

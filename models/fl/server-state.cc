@@ -26,10 +26,20 @@ MakeServerState(const FederatedTask& task,
     state.rule = MakeAggregationRule(
         task.robust,
         RuleContext{ruleCapacity, &state.codecs.Uplink(), task.uplinkCodec.BringsAggregator()});
-    if (task.dp.Enabled())
+    if (task.dp.AdaptiveClipping())
+    {
+        state.clip = std::make_shared<AdaptiveClip>(task.dp,
+                                                    ruleCapacity,
+                                                    Rng(task.seed, kDpClipCountStream));
+    }
+    if (task.dp.Central())
     {
         // The scenario refused every other rule, async mode and edge aggregation with it.
-        state.rule = MakeCentralDpRule(task.dp, ruleCapacity, Rng(task.seed, kDpNoiseStream));
+        state.rule =
+            MakeCentralDpRule(task.dp, ruleCapacity, Rng(task.seed, kDpNoiseStream), state.clip);
+    }
+    if (task.dp.Enabled())
+    {
         state.privacy = std::make_shared<DpLedger>(task.dp,
                                                    ruleCapacity,
                                                    static_cast<uint32_t>(task.partition.size()));

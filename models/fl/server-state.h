@@ -32,15 +32,19 @@ struct ServerState
     /// update decoders and downlink encoders.
     CodecBank codecs;
     Rng codecRng; ///< the downlink codec's draws
-    /// privacy.dp central: the privacy spent by the rounds (nullptr without DP).
+    /// privacy.dp: the privacy spent (nullptr without DP).
     std::shared_ptr<const DpLedger> privacy;
+    /// privacy.dp.adaptive_clipping: the clip norm's estimator, which the DP rule reads at
+    /// each round's start (nullptr without).
+    std::shared_ptr<AdaptiveClip> clip;
 };
 
 /// The state for `task`: a rule for up to `ruleCapacity` updates at a time, model frames
 /// encoded with `downlinkSpec` (empty: the task's downlink codec) drawing from `codecStream`,
 /// updates of the children in `childUplinks` (edge aggregators) decoded with their own codec.
 /// With privacy.dp central the rule is the DP aggregation for `ruleCapacity` (the round's
-/// clients_per_round) in place of server.robust's.
+/// clients_per_round) in place of server.robust's; in local mode the sites noise their own
+/// updates and the rule is server.robust's.
 ServerState MakeServerState(const FederatedTask& task,
                             uint32_t ruleCapacity,
                             const CodecSpec& downlinkSpec,

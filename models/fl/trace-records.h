@@ -125,6 +125,12 @@ struct RoundRecord
     double bufferFillS = -1.0; ///< async: first to last update of the step's buffer
     /// privacy.dp: the epsilon spent by rounds 1..round at privacy.dp.delta; NaN without DP.
     double epsilon = std::numeric_limits<double>::quiet_NaN();
+    /// privacy.dp: the accountant's steps behind `epsilon` (central: rounds; local: the
+    /// most-selected site's selections); 0 without DP.
+    uint32_t privacySteps = 0;
+    /// privacy.dp: the clip norm C used in this round (adaptive clipping: the estimator's C of
+    /// the round); NaN without DP.
+    double clipNorm = std::numeric_limits<double>::quiet_NaN();
     /// Simulated server time after the last update was folded in: combining and applying the
     /// update, then evaluating the new model (endS includes both).
     double aggregateS = 0.0;

@@ -336,6 +336,8 @@ FlTraceWriter::WriteRoundRow(const RoundRecord& record,
     m_roundClientJ = 0.0;
     m_roundDecodeS = 0.0;
     std::isnan(record.epsilon) ? m_rounds->AddEmpty() : m_rounds->AddSignificant(record.epsilon, 6);
+    std::isnan(record.clipNorm) ? m_rounds->AddEmpty()
+                                : m_rounds->AddSignificant(record.clipNorm, 6);
     m_rounds->EndRow();
 }
 

@@ -26,6 +26,10 @@ struct RunTotals
     /// Packets the access links transmitted, both directions (background traffic excluded):
     /// the per-site packet count behind the benchmark's packets per wall second.
     uint64_t accessPackets = 0;
+    /// privacy.dp: the accountant's steps behind the last round's epsilon (central: rounds;
+    /// local: the most-selected site's selections) and the clip norm the last round used.
+    uint32_t privacySteps = 0;
+    double lastClipNorm = std::numeric_limits<double>::quiet_NaN();
 
     /// Wall-clock cost of the run (run.json "timing"; never in the traces, which stay
     /// byte-identical between runs).

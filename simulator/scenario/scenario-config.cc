@@ -562,6 +562,11 @@ ToConfig(const nlohmann::json& resolved)
     scenario["server"]["server_lr"] = config.server.optimizer.lr;
     RecordLearning(scenario, config);
     RecordEnergy(scenario, config);
+    if (config.dp.adaptive.enabled)
+    {
+        scenario["privacy"]["dp"]["adaptive_clipping"]["clipped_count_stddev"] =
+            config.dp.adaptive.countStddev;
+    }
     config.resolved = std::move(scenario);
     return config;
 }

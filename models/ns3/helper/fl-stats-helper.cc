@@ -335,6 +335,8 @@ FlStatsHelper::RoundEnded(const fedran::RoundRecord& record)
     m_totals.rounds = record.round;
     m_totals.finalAccuracy = record.testAccuracy;
     m_totals.finalNrmse = record.testNrmse;
+    m_totals.privacySteps = record.privacySteps;
+    m_totals.lastClipNorm = record.clipNorm;
     m_totals.simTimeS = record.endS;
     m_totals.uplinkPayloadBytes += m_round.uplinkPayload;
     m_totals.downlinkPayloadBytes += m_round.downlinkPayload;
