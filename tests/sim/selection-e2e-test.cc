@@ -73,9 +73,9 @@ TEST(Selection, PowDPollBytesAreCountedAndTrainingStartsAfterTheReplies)
                         dir.Path())
                   .exitCode,
               0);
-    const auto rounds = ReadCsv(dir.Path() / "p" / "rounds.csv");
-    const auto rpowd = ReadCsv(dir.Path() / "r" / "rounds.csv");
-    const auto clients = ReadCsv(dir.Path() / "p" / "clients.csv");
+    auto rounds = ReadCsv(dir.Path() / "p" / "rounds.csv");
+    auto rpowd = ReadCsv(dir.Path() / "r" / "rounds.csv");
+    auto clients = ReadCsv(dir.Path() / "p" / "clients.csv");
     ASSERT_EQ(rounds.size(), 2u);
     ASSERT_EQ(clients.size(), 20u);
     const uint64_t kTrainStart = 28; // a header: the kept hold the model from the poll
@@ -109,7 +109,7 @@ TEST(Selection, PowDPollBytesAreCountedAndTrainingStartsAfterTheReplies)
         EXPECT_EQ(std::stoull(r["downlink_payload_bytes"]), 20 * model + 10 * kTrainStart);
         EXPECT_EQ(std::stoull(r["uplink_payload_bytes"]), updates + 20 * kReply);
         // On the wire the 10 extra model copies show: more than rpow-d's 10 downloads.
-        const auto& other = rpowd[std::stoul(round) - 1];
+        auto& other = rpowd[std::stoul(round) - 1];
         EXPECT_GT(std::stoull(r["downlink_wire_bytes"]),
                   std::stoull(other["downlink_wire_bytes"]) + 9 * model);
         // The round includes the poll: at least a poll and a training pass long.
