@@ -1,7 +1,7 @@
 // What server.selection "network" reads of the links: each client's path bottleneck now, its
 // access link, its hubs' links and the core link, following a microwave hop's modulation as
-// a scripted fade lowers it (the faded site ranks behind a clear one with the same history:
-// tests/fl/selection-policy-test.cc).
+// a scripted fade lowers it, so that a faded site ranks behind a clear one with the same
+// history.
 
 #include "models/ns3/helper/path-capacity.h"
 #include "sim-test-util.h"
@@ -42,8 +42,8 @@ TEST(PathCapacity, IsTheBottleneckOfAccessHubAndCoreLinksNow)
 {
     json scenario = TinyScenario(1, 1, 1);
     scenario["clients"]["groups"] = json::array({
-        {{"name", "clear"}, {"count", 1}, {"hub", "fast"}, {"backhaul", Microwave(false)}},
         {{"name", "faded"}, {"count", 1}, {"hub", "fast"}, {"backhaul", Microwave(true)}},
+        {{"name", "clear"}, {"count", 1}, {"hub", "fast"}, {"backhaul", Microwave(false)}},
         {{"name", "behind-slow"}, {"count", 1}, {"hub", "slow"}, {"backhaul", Microwave(false)}},
         {{"name", "direct"},
          {"count", 1},
@@ -90,15 +90,48 @@ TEST(PathCapacity, IsTheBottleneckOfAccessHubAndCoreLinksNow)
     // core are wider); after it the faded one has the lower modulation's rate.
     EXPECT_DOUBLE_EQ(before[0]->upBps, kFullRate);
     EXPECT_DOUBLE_EQ(before[1]->upBps, kFullRate);
-    EXPECT_DOUBLE_EQ(after[0]->downBps, kFullRate);
-    EXPECT_DOUBLE_EQ(after[1]->downBps, kFadedRate);
-    EXPECT_DOUBLE_EQ(after[1]->upBps, kFadedRate);
+    EXPECT_DOUBLE_EQ(after[1]->downBps, kFullRate);
+    EXPECT_DOUBLE_EQ(after[0]->downBps, kFadedRate);
+    EXPECT_DOUBLE_EQ(after[0]->upBps, kFadedRate);
     // Behind the 10 Mbit/s hub (a child of the fast one) the hub link is the bottleneck.
     EXPECT_DOUBLE_EQ(after[2]->upBps, 10e6);
     EXPECT_DOUBLE_EQ(after[2]->downBps, 10e6);
     // A p2p site on the router: its own rates, each direction its own.
     EXPECT_DOUBLE_EQ(after[3]->upBps, 5e6);
     EXPECT_DOUBLE_EQ(after[3]->downBps, 8e6);
+
+    // server.selection "network" on these capacities: the two microwave sites have the same
+    // history (2 s rounds, 1.5 s of compute, a 4 MB model and update), yet after the fade the
+    // clear one (1) ranks first; before it, with equal paths, the lower id (the one that will
+    // fade, 0) does.
+    ClientLedger ledger;
+    for (uint32_t c : {0u, 1u})
+    {
+        ClientRecord& r = ledger[c];
+        r.samples = 10;
+        r.lastSelected = 1;
+        r.durationS = r.meanDurationS = 2.0;
+        r.meanComputeS = 1.5;
+        r.modelBytes = r.updateBytes = 4'000'000;
+    }
+    auto policy = MakeSelectionPolicy(
+        SelectionSpec::Parse({{"type", "network"}, {"fairness_rounds", 0}}, "server.selection"),
+        SelectionContext{1, 10, 60.0, 1});
+    SelectionRequest request;
+    request.round = 2;
+    request.idle = {0, 1};
+    request.wanted = 1;
+    request.ledger = &ledger;
+    request.pathRate = [&](uint32_t c) {
+        return before[c];
+    };
+    EXPECT_EQ(policy->Select(request).clients, std::vector<uint32_t>{0});
+    request.pathRate = [&](uint32_t c) {
+        return after[c];
+    };
+    const Selection faded = policy->Select(request);
+    EXPECT_EQ(faded.clients, std::vector<uint32_t>{1});
+    EXPECT_DOUBLE_EQ(faded.scores.at(1), 1.5 + 2 * 8.0 * 4'000'000 / kFullRate);
 }
 
 } // namespace
