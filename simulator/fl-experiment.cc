@@ -5,6 +5,7 @@
 #include "models/ns3/helper/fl-server-helper.h"
 #include "models/ns3/helper/fl-stats-helper.h"
 #include "models/ns3/helper/link-sampler.h"
+#include "models/ns3/helper/path-capacity.h"
 #include "models/ns3/model/client-availability.h"
 #include "models/ns3/model/fl-client-app.h"
 #include "models/ns3/model/fl-server-app.h"
@@ -139,6 +140,8 @@ struct FlExperiment::RunState
     Ptr<MessageTransport> transport;
     std::unique_ptr<NetworkTopology> topology;
     std::unique_ptr<FlServerHelper> serverHelper;
+    /// server.selection "network": each client's path capacity now, from the topology's links.
+    std::unique_ptr<PathCapacity> paths;
     NodeContainer serverNode;
     Ptr<FlServerApp> server;
     std::unique_ptr<EdgeTiers> tiers;
@@ -218,6 +221,12 @@ FlExperiment::InstallServer(RunState& run) const
     if (m_config.server.async)
     {
         run.server->SetAsync(m_config.server.asyncConfig);
+    }
+    if (m_config.server.selection.type == "network")
+    {
+        run.paths = std::make_unique<PathCapacity>(*run.topology);
+        const PathCapacity* paths = run.paths.get();
+        run.server->SetPathRates([paths](uint32_t client) { return paths->Of(client); });
     }
 
     // Edge aggregation: the server's children include the top aggregating hubs, and each

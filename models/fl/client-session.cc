@@ -4,6 +4,7 @@
 #include "models/fl/downlink-rungs.h"
 #include "models/fl/level-policy.h"
 #include "models/fl/local-dp.h"
+#include "models/fl/loss-poll.h"
 #include "models/fl/loss-report.h"
 #include "models/learning/gradient-spread.h"
 
@@ -79,6 +80,7 @@ ClientSession::Crash()
     // adaptive controller's history), its model copy and its connection's messages.
     ResetCodecs();
     std::vector<float>().swap(m_model);
+    m_modelRound = 0;
     m_unacknowledged.clear();
     m_sentRound = 0;
     m_rttS = 0.0;
@@ -99,6 +101,7 @@ ClientSession::BeginConnection()
     {
         std::vector<float>().swap(m_model);
     }
+    m_modelRound = 0;
     m_unacknowledged.clear();
     m_unacknowledged.push_back(0);
     return EncodeJoinFrame(m_config.clientId);
@@ -119,6 +122,17 @@ ClientSession::Classify(const Frame& frame) const
     {
         return ServerFrameKind::CodecState;
     }
+    if (m_task->selection.Traits().polls && frame.header.codec == m_codecs.ModelId())
+    {
+        if (frame.header.type == FrameType::LossPoll)
+        {
+            return ServerFrameKind::LossPoll;
+        }
+        if (frame.header.type == FrameType::TrainStart && frame.payload.empty())
+        {
+            return ServerFrameKind::TrainStart;
+        }
+    }
     return ServerFrameKind::Unexpected;
 }
 
@@ -133,6 +147,7 @@ ClientSession::AcceptModel(const Frame& frame)
         m_clipNorm = ClipNormFromField(frame.header.samples); // or, adaptive clipping's C
     }
     m_attack.ModelArrived(*m_task, frame.header.round);
+    m_modelRound = 0; // until the frame has decoded
     const uint64_t size = m_task->model->Layout().TotalSize();
     if (m_task->downlinkClientView)
     {
@@ -150,6 +165,44 @@ ClientSession::AcceptModel(const Frame& frame)
         m_model.resize(size);
         m_codecs.ModelDecoder().Decode(m_task->model->Layout(), frame.payload, m_model);
     }
+    m_modelRound = frame.header.round;
+}
+
+double
+ClientSession::PollLoss() const
+{
+    return ClientLoss(*m_task, m_config.clientId, m_model);
+}
+
+double
+ClientSession::PollSeconds() const
+{
+    return fedran::PollSeconds(*m_task, m_config.clientId, m_config.samplesPerSecond);
+}
+
+std::vector<uint8_t>
+ClientSession::LossReplyFrame(uint32_t round, double loss)
+{
+    m_unacknowledged.push_back(0); // not an update: no measurement of the uplink
+    return EncodeFrame(
+        MakeFrameHeader(FrameType::LossReply,
+                        m_codecs.ModelId(),
+                        round,
+                        m_config.clientId,
+                        static_cast<uint32_t>(m_task->partition[m_config.clientId].size())),
+        EncodeLossReply(loss));
+}
+
+void
+ClientSession::AcceptTrainStart(const Frame& frame)
+{
+    if (m_modelRound != frame.header.round || m_model.empty())
+    {
+        throw DecodeError("train-start frame for round " + std::to_string(frame.header.round) +
+                              ", but the model held is of round " + std::to_string(m_modelRound),
+                          0);
+    }
+    m_assignedLevel = frame.header.samples; // a level policy's level, as in a model frame
 }
 
 double

@@ -51,6 +51,8 @@ enum class ServerFrameKind
 {
     Model,      ///< the global model (or its delta) to train from
     CodecState, ///< a two-exchange codec's state before the model, or its mid-round question
+    LossPoll,   ///< pow-d: the model, and a request for the loss at it (AcceptModel decodes it)
+    TrainStart, ///< pow-d: train from the model of this round's poll
     Unexpected, ///< not for this client, or not a frame a server sends
 };
 
@@ -86,8 +88,20 @@ class ClientSession
 
     ServerFrameKind Classify(const Frame& frame) const;
 
-    /// Decodes a Model frame into this client's copy. Throws DecodeError.
+    /// Decodes a Model (or LossPoll) frame into this client's copy. Throws DecodeError.
     void AcceptModel(const Frame& frame);
+
+    /// pow-d: the mean loss of this client's examples at the model of the LossPoll just
+    /// accepted (ClientLoss: every local example, as the paper's pow-d; the mini-batch
+    /// estimate is its cpr-pow-d variant), and the simulated time it takes (PollSeconds).
+    double PollLoss() const;
+    double PollSeconds() const;
+    /// pow-d: the LossReply frame for `round` carrying `loss` (a message the transport will
+    /// acknowledge).
+    std::vector<uint8_t> LossReplyFrame(uint32_t round, double loss);
+    /// pow-d: a TrainStart frame; the model to train from is the one its round's poll
+    /// brought. Throws DecodeError when this client holds no model of that round.
+    void AcceptTrainStart(const Frame& frame);
 
     /// Simulated compute time of one round's local training: the examples it processes
     /// (epochs x examples, or local steps x batch), which do not depend on its outcome.
@@ -193,7 +207,8 @@ class ClientSession
     /// This client's copy of the global model: empty unless it is training (with
     /// downlink_reference client_view, kept from the connection on as the frames' reference).
     std::vector<float> m_model;
-    uint32_t m_sentRound = 0; ///< round of the last update sent (0: none yet)
+    uint32_t m_sentRound = 0;  ///< round of the last update sent (0: none yet)
+    uint32_t m_modelRound = 0; ///< round of the model frame last accepted (0: none)
     /// A level policy (level-policy.h): each rung's QSGD level, the level the server assigned
     /// in this round's model frame, and the loss of that model reported with the update.
     std::vector<uint32_t> m_rungLevels;

@@ -45,6 +45,13 @@ RoundCoordinator::OnFrame(const Frame& frame)
             }
             HandleReply(frame);
             return std::nullopt;
+        case FrameType::LossReply:
+            if (!m_task->selection.Traits().polls || m_config.episodic)
+            {
+                return "a loss reply, but server.selection does not poll";
+            }
+            HandleLossReply(frame);
+            return std::nullopt;
         default:
             return "unexpected frame type from a client";
     }

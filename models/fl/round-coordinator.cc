@@ -79,6 +79,11 @@ RoundCoordinator::Stop()
         m_phaseClosing = false;
         m_host.CancelTimer(CoordinatorTimer::PhaseClose);
     }
+    if (m_pollTimerArmed)
+    {
+        m_pollTimerArmed = false;
+        m_host.CancelTimer(CoordinatorTimer::PollTimeout);
+    }
 }
 
 bool
@@ -174,6 +179,10 @@ RoundCoordinator::OnTimer(CoordinatorTimer timer)
             m_phaseClosing = false;
             SendPhaseMessages();
             break;
+        case CoordinatorTimer::PollTimeout:
+            m_pollTimerArmed = false;
+            ClosePoll();
+            break;
     }
 }
 
@@ -183,6 +192,15 @@ RoundCoordinator::RemoveClient(uint32_t client, UpdateFate fate, const std::stri
     m_joined.erase(client);
     m_busy.erase(client);
     m_buckets.Forget(client);
+    if (m_poll.Active())
+    {
+        // A candidate that is gone will not answer; the poll may be complete without it.
+        m_poll.Lost(client);
+        if (m_poll.Complete())
+        {
+            ClosePoll();
+        }
+    }
     if (m_pending.count(client))
     {
         UpdateArrivalRecord record;
@@ -195,7 +213,7 @@ RoundCoordinator::RemoveClient(uint32_t client, UpdateFate fate, const std::stri
     }
 }
 
-std::vector<uint32_t>
+Selection
 RoundCoordinator::SampleClients()
 {
     SelectionRequest request;
@@ -214,7 +232,18 @@ RoundCoordinator::SampleClients()
     request.drawInteger = [this](uint32_t lo, uint32_t hi) {
         return m_host.DrawInteger(lo, hi);
     };
-    Selection selection = m_selection->Select(request);
+    if (m_host.KnowsPathRates())
+    {
+        request.pathRate = [this](uint32_t client) {
+            return m_host.PathRateOf(client);
+        };
+    }
+    return m_selection->Select(request);
+}
+
+std::vector<uint32_t>
+RoundCoordinator::AdoptSelection(Selection selection)
+{
     std::vector<uint32_t> chosen = std::move(selection.clients);
     std::sort(chosen.begin(), chosen.end());
     m_scores.clear();
@@ -225,7 +254,14 @@ RoundCoordinator::SampleClients()
         {
             m_scores.emplace_back(client, it->second);
         }
-        LedgerSelected(m_ledger, client, m_round, m_roundStartS);
+        // The path's capacity now, to tell the coming download from the compute after it.
+        const std::optional<PathRate> rate =
+            m_host.KnowsPathRates() ? m_host.PathRateOf(client) : std::nullopt;
+        LedgerSelected(m_ledger,
+                       client,
+                       m_round,
+                       m_roundStartS,
+                       rate ? rate->downBps : std::nan(""));
         if (m_task->dp.Local())
         {
             // A selected site trains and releases a noised update: one step of its own
@@ -246,7 +282,30 @@ RoundCoordinator::StartRound()
     m_started = true;
     ++m_round;
     m_roundStartS = m_host.NowSeconds();
-    m_selected = SampleClients();
+    m_roundPolled = false;
+    Selection selection = SampleClients();
+    if (selection.poll)
+    {
+        std::vector<uint32_t> candidates = std::move(selection.clients);
+        std::sort(candidates.begin(), candidates.end());
+        StartPoll(std::move(candidates));
+        return;
+    }
+    LaunchRound(AdoptSelection(std::move(selection)));
+}
+
+std::vector<uint8_t>
+RoundCoordinator::ModelPayload(uint32_t client, const std::vector<uint8_t>& shared)
+{
+    return m_task->downlinkClientView
+               ? m_views.Encode(client, m_round, m_state.global, m_state.codecRng, m_state.scratch)
+               : shared;
+}
+
+void
+RoundCoordinator::LaunchRound(std::vector<uint32_t> selected)
+{
+    m_selected = std::move(selected);
     m_pending = std::set<uint32_t>(m_selected.begin(), m_selected.end());
     m_state.rule->Reset(m_state.global.size());
     m_added.clear();
@@ -269,7 +328,11 @@ RoundCoordinator::StartRound()
     std::vector<std::vector<uint8_t>> payloads;
     std::vector<size_t> which;
     std::vector<std::string> labels;
-    EncodeModels(payloads, which, labels);
+    if (!m_roundPolled)
+    {
+        // A polled round's model went out with the poll (StartPoll).
+        EncodeModels(payloads, which, labels);
+    }
     // A level policy's levels for the sampled clients, by their FedAvg weights.
     std::vector<uint32_t> levels(m_selected.size(), 0);
     if (m_levels)
@@ -296,6 +359,12 @@ RoundCoordinator::StartRound()
             // Before the model, so that the client's encoder has it when training ends.
             SendToClient(client, FrameType::CodecState, m_state.codecs.Uplink().Id(), state);
         }
+        if (m_roundPolled)
+        {
+            // It holds this round's model from the poll: only the word to train from it.
+            SendToClient(client, FrameType::TrainStart, modelCodec, {}, levels[i]);
+            continue;
+        }
         SendToClient(client,
                      FrameType::GlobalModel,
                      modelCodec,
@@ -320,6 +389,10 @@ RoundCoordinator::SendToClient(uint32_t client,
     if (m_downlinkRungs && type == FrameType::GlobalModel)
     {
         m_downlinkRungs->FrameSent(client, m_round, frame.size()); // what its report measures
+    }
+    if (type == FrameType::GlobalModel || type == FrameType::LossPoll)
+    {
+        m_ledger[client].modelBytes = frame.size();
     }
     m_host.FrameSent(m_round, client, frame.size(), label);
     m_host.Send(client, std::move(frame));

@@ -13,6 +13,7 @@
 #include "models/fl/federated-task.h"
 #include "models/fl/level-policy.h"
 #include "models/fl/local-dp.h"
+#include "models/fl/loss-poll.h"
 #include "models/fl/selection-policy.h"
 #include "models/fl/server-clock.h"
 #include "models/fl/server-coordinator.h"
@@ -39,6 +40,10 @@ namespace fedran
  * discarded). A client lost while selected has "dropped" (peer gone) or "failed" (bad
  * frame); when it joins again it joins afresh. A round without any update leaves the global
  * model as it was.
+ *
+ * With power_of_choice pow-d a round starts with a poll (round-poll.cc): the model goes to d
+ * candidates, their losses come back, and the round's clients are the m highest, told to
+ * train from the model they hold; the deadline runs from then.
  *
  * With a two-exchange uplink codec (power_sgd) a round has two phases inside the same
  * deadline: the codec's state goes out before the model, the first payloads are combined once
@@ -118,11 +123,24 @@ class RoundCoordinator : public ServerCoordinator
     /// An adaptive downlink: the update's payload without its download report, which goes to
     /// the client's predictor. Throws DecodeError if there is no room for one.
     std::span<const uint8_t> TakeDownlinkReport(const Frame& frame);
+    /// The round's clients are known (sorted): they get the model (or, polled, the word to
+    /// train from the one they hold) and the deadline starts.
+    void LaunchRound(std::vector<uint32_t> selected);
+    /// The model frame's payload for `client` this round (`shared` unless client_view).
+    std::vector<uint8_t> ModelPayload(uint32_t client, const std::vector<uint8_t>& shared);
+    /// pow-d: sends the model to the candidates and waits for their losses (round-poll.cc).
+    void StartPoll(std::vector<uint32_t> candidates);
+    /// pow-d: a candidate's answer.
+    void HandleLossReply(const Frame& frame);
+    /// pow-d: every candidate has answered (or the timeout fired): keeps the highest.
+    void ClosePoll();
     void EndRound();
     /// Two-exchange codecs: combines the first payloads and asks their senders for replies.
     void CloseFirstPhase();
-    /// The round's clients by the selection policy (server.selection), in id order.
-    std::vector<uint32_t> SampleClients();
+    /// The selection policy's answer (server.selection) for this round's idle clients.
+    Selection SampleClients();
+    /// Takes a policy's choice as the round's clients: sorted, scores and ledger noted.
+    std::vector<uint32_t> AdoptSelection(Selection selection);
     /// What an update frame (accepted or late) tells the selection ledger; `loss` is its loss
     /// report (NaN: none, then it is read from the end of `reports`, the payload without a
     /// download report, if the policy needs it).
@@ -170,6 +188,9 @@ class RoundCoordinator : public ServerCoordinator
     bool m_selectionLoss = false; ///< the policy needs the loss report clients append
     ClientLedger m_ledger;        ///< what the server measured of each client
     std::vector<std::pair<uint32_t, double>> m_scores; ///< the policy's, of m_selected
+    LossPoll m_poll;                                   ///< pow-d's poll of the current round
+    bool m_pollTimerArmed = false;
+    bool m_roundPolled = false; ///< this round's clients hold its model from the poll
 
     std::vector<uint32_t> m_added; ///< clients whose update went into m_rule, in Add order
     /// Server side of a two-exchange uplink codec (nullptr otherwise: payloads decode alone).

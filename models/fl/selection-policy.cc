@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <stdexcept>
 
 namespace fedran
 {
@@ -23,7 +24,23 @@ struct SelectionEntry
     std::string_view name;
     SelectionFactory make;
     SelectionTraits traits;
+    /// The traits a policy's settings give it, where they depend on them (nullptr: `traits`).
+    SelectionTraits (*refine)(const nlohmann::json&, SelectionTraits) = nullptr;
 };
+
+/// power_of_choice: rpow-d ranks by the loss reports updates carry; pow-d polls for the loss
+/// at the current model instead and needs no report.
+SelectionTraits
+PowerOfChoiceTraits(const nlohmann::json& json, SelectionTraits traits)
+{
+    const auto it = json.find("variant");
+    if (it != json.end() && it->is_string() && it->get<std::string>() == "pow-d")
+    {
+        traits.needsLoss = false;
+        traits.polls = true;
+    }
+    return traits;
+}
 
 // The registry: one line per policy.
 constexpr SelectionEntry kSelectionPolicies[] = {
@@ -31,7 +48,7 @@ constexpr SelectionEntry kSelectionPolicies[] = {
     {"network", MakeNetworkSelection, {}},
     {"fedcs", MakeFedCsSelection, {}},
     {"oort", MakeOortSelection, {.needsLoss = true}},
-    {"power_of_choice", MakePowerOfChoiceSelection, {.needsLoss = true}},
+    {"power_of_choice", MakePowerOfChoiceSelection, {.needsLoss = true}, PowerOfChoiceTraits},
 };
 
 const SelectionEntry*
@@ -75,7 +92,7 @@ SelectionSpec::Parse(const nlohmann::json& json, const std::string& path)
     return spec;
 }
 
-const SelectionTraits&
+SelectionTraits
 SelectionSpec::Traits() const
 {
     const SelectionEntry* entry = FindEntry(type);
@@ -83,7 +100,13 @@ SelectionSpec::Traits() const
     {
         throw RuleConfigError(path + ".type: unknown selection policy \"" + type + "\"");
     }
-    return entry->traits;
+    return entry->refine ? entry->refine(json, entry->traits) : entry->traits;
+}
+
+Selection
+SelectionPolicy::KeepPolled(const std::map<uint32_t, double>&, size_t)
+{
+    throw std::logic_error("KeepPolled: this selection policy does not poll");
 }
 
 std::unique_ptr<SelectionPolicy>
@@ -174,11 +197,12 @@ KeepSelectedScores(Selection& selection)
 }
 
 void
-LedgerSelected(ClientLedger& ledger, uint32_t client, uint32_t round, double nowS)
+LedgerSelected(ClientLedger& ledger, uint32_t client, uint32_t round, double nowS, double downBps)
 {
     ClientRecord& record = ledger[client];
     record.lastSelected = round;
     record.selectedAtS = nowS;
+    record.selectedDownBps = downBps;
     ++record.timesSelected;
 }
 
@@ -207,6 +231,18 @@ LedgerArrived(ClientLedger& ledger,
     {
         record.preUploadS = firstByteS - record.selectedAtS;
         record.uploadS = nowS - firstByteS;
+        if (record.selectedDownBps > 0.0 && record.modelBytes > 0)
+        {
+            // What the path's capacity says the download took; the rest was compute and
+            // encoding (and the queueing the capacity does not see).
+            const double computeS = std::max(0.0,
+                                             record.preUploadS - 8.0 * double(record.modelBytes) /
+                                                                     record.selectedDownBps);
+            record.meanComputeS =
+                std::isnan(record.meanComputeS)
+                    ? computeS
+                    : kDurationWeight * computeS + (1.0 - kDurationWeight) * record.meanComputeS;
+        }
     }
     record.updateBytes = frameBytes;
     if (!std::isnan(loss))

@@ -26,6 +26,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,14 @@ namespace fedran
 
 /// The run seed's stream of the selection policies other than "random".
 constexpr uint64_t kSelectionStream = 10ull << 32;
+
+/// What a client's path to the server can carry now, in bits/s each way: the bottleneck of its
+/// links as their models state it (0: a link of it is out).
+struct PathRate
+{
+    double downBps = 0.0;
+    double upBps = 0.0;
+};
 
 /// What the server has measured of one client (NaN or 0: not yet).
 struct ClientRecord
@@ -55,6 +64,12 @@ struct ClientRecord
     /// the first byte arrived (unit tests).
     double uploadS = std::numeric_limits<double>::quiet_NaN();
     uint64_t updateBytes = 0; ///< the frame of its last accepted update
+    uint64_t modelBytes = 0;  ///< the model frame last sent to it (a poll's included)
+    /// Its path's downlink capacity when it was last selected (NaN: not known).
+    double selectedDownBps = std::numeric_limits<double>::quiet_NaN();
+    /// Its compute and encoding time: preUploadS less the model's download at
+    /// selectedDownBps, exponentially weighted as meanDurationS (NaN: not known).
+    double meanComputeS = std::numeric_limits<double>::quiet_NaN();
     /// The loss it reported with its last update (NaN: none yet), and that update's round.
     double loss = std::numeric_limits<double>::quiet_NaN();
     uint32_t lossRound = 0;
@@ -66,8 +81,13 @@ using ClientLedger = std::map<uint32_t, ClientRecord>;
 /// ClientRecord::meanDurationS's weight on the newest measurement.
 constexpr double kDurationWeight = 0.5;
 
-/// `client` was selected in `round`, which started at `nowS`.
-void LedgerSelected(ClientLedger& ledger, uint32_t client, uint32_t round, double nowS);
+/// `client` was selected in `round`, which started at `nowS`, with its path's downlink
+/// capacity then (NaN: not known).
+void LedgerSelected(ClientLedger& ledger,
+                    uint32_t client,
+                    uint32_t round,
+                    double nowS,
+                    double downBps = std::numeric_limits<double>::quiet_NaN());
 
 /// An update of `client` for `round` (accepted or late) arrived whole at `nowS`: its first
 /// byte at `firstByteS` (< 0: unknown), `frameBytes` long, with a loss report (NaN: none).
@@ -92,6 +112,8 @@ struct SelectionRequest
     const ClientLedger* ledger = nullptr;
     /// A uniform integer in [lo, hi] from the server's sampling stream ("random" only).
     std::function<uint32_t(uint32_t, uint32_t)> drawInteger;
+    /// A client's path capacity now, where the host knows it (empty, or nullopt: not known).
+    std::function<std::optional<PathRate>(uint32_t)> pathRate;
 };
 
 /// A policy's answer: the clients (any order; the coordinator sorts them) and, for a policy
@@ -100,6 +122,9 @@ struct Selection
 {
     std::vector<uint32_t> clients;
     std::map<uint32_t, double> scores;
+    /// `clients` are candidates to poll for their loss at the current model (pow-d), not the
+    /// round's clients: the coordinator polls them and asks KeepPolled which to keep.
+    bool poll = false;
 };
 
 /// What a policy is built for.
@@ -115,8 +140,18 @@ class SelectionPolicy
 {
   public:
     virtual ~SelectionPolicy() = default;
-    /// min(wanted, idle) distinct clients of request.idle.
+    /// min(wanted, idle) distinct clients of request.idle (or, Selection::poll, candidates).
     virtual Selection Select(const SelectionRequest& request) = 0;
+
+    /// A poll's answers are in (loss by client, only those that answered): the round's
+    /// clients, at most `wanted`. Only a policy whose Select polls is asked.
+    virtual Selection KeepPolled(const std::map<uint32_t, double>& losses, size_t wanted);
+
+    /// How long the coordinator waits for a poll's answers, in seconds.
+    virtual double PollTimeoutS() const
+    {
+        return 0.0;
+    }
 };
 
 using SelectionFactory = std::unique_ptr<SelectionPolicy> (*)(RuleArgs&, const SelectionContext&);
@@ -128,6 +163,9 @@ struct SelectionTraits
     bool needsLoss = false;
     /// It computes a score per selected client (clients.csv gains selection_score).
     bool scores = true;
+    /// It polls candidates for their loss at the current model before each round (pow-d):
+    /// clients answer LossPoll frames.
+    bool polls = false;
 };
 
 /// server.selection read once: its type, its JSON and the path messages name.
@@ -140,7 +178,8 @@ struct SelectionSpec
     /// Throws RuleConfigError naming `path`.type for a missing or unknown type.
     static SelectionSpec Parse(const nlohmann::json& json, const std::string& path);
 
-    const SelectionTraits& Traits() const;
+    /// The type's traits, as its settings refine them (power_of_choice's variant).
+    SelectionTraits Traits() const;
 
     bool IsRandom() const
     {

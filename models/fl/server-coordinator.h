@@ -9,6 +9,7 @@
 
 #include "compression/codec-spec.h"
 #include "models/fl/federated-task.h"
+#include "models/fl/selection-policy.h"
 #include "models/fl/staleness.h"
 #include "models/fl/trace-records.h"
 #include "models/fl/update-frame.h"
@@ -30,7 +31,11 @@ enum class CoordinatorTimer
     Deadline,    ///< the current round's deadline
     RoundClose,  ///< the server's aggregation and evaluation of the closed round are done
     PhaseClose,  ///< a two-exchange codec's server work between the phases is done
+    PollTimeout, ///< power_of_choice pow-d: stop waiting for the candidates' losses
 };
+
+/// How many CoordinatorTimer values there are (a host's table of armed timers).
+constexpr size_t kCoordinatorTimerCount = 5;
 
 /// Everything the coordinator asks of the world around it.
 class CoordinatorHost
@@ -47,6 +52,17 @@ class CoordinatorHost
     virtual void CancelTimer(CoordinatorTimer timer) = 0;
     /// A uniform integer in [lo, hi] from the server's sampling stream.
     virtual uint32_t DrawInteger(uint32_t lo, uint32_t hi) = 0;
+    /// Whether PathRateOf can know any client's path capacity.
+    virtual bool KnowsPathRates() const
+    {
+        return false;
+    }
+    /// Client `client`'s path capacity now (server.selection "network"), or nullopt where the
+    /// links cannot state it.
+    virtual std::optional<PathRate> PathRateOf(uint32_t /* client */) const
+    {
+        return std::nullopt;
+    }
 
     // Reports.
     /// The first round is about to start: `joined` clients have joined of the `expected`

@@ -69,7 +69,10 @@ IsKnownType(uint8_t type)
            type == static_cast<uint8_t>(FrameType::Join) ||
            type == static_cast<uint8_t>(FrameType::CodecState) ||
            type == static_cast<uint8_t>(FrameType::ClientReply) ||
-           type == static_cast<uint8_t>(FrameType::ClientUpdatePart);
+           type == static_cast<uint8_t>(FrameType::ClientUpdatePart) ||
+           type == static_cast<uint8_t>(FrameType::LossPoll) ||
+           type == static_cast<uint8_t>(FrameType::LossReply) ||
+           type == static_cast<uint8_t>(FrameType::TrainStart);
 }
 
 /// CRC-32 of header bytes 0..23 followed by the payload.

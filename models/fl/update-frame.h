@@ -47,6 +47,14 @@ enum class FrameType : uint8_t
     /// payload u32 part index (in sending order), u32 part count, u32 first tensor, u32
     /// tensor count, then the codec's payload for those tensors alone
     ClientUpdatePart = 6,
+    /// server -> client: power_of_choice pow-d's poll, the global model (the payload a
+    /// GlobalModel frame of the round would carry) and a request for the client's loss at it
+    LossPoll = 7,
+    /// client -> server: the answer to a LossPoll, its mean loss as one float32
+    LossReply = 8,
+    /// server -> client: train from the model of this round's LossPoll (no payload; the
+    /// header's sample field carries a level policy's level, as a GlobalModel frame's does)
+    TrainStart = 9,
 };
 
 /// Bytes before the codec payload of a ClientUpdatePart frame.

@@ -416,6 +416,12 @@ CheckAdaptiveDownlink(const ScenarioConfig& config, std::vector<std::string>& er
         errors.push_back(prefix + "needs the download report at the end of a whole update; "
                                   "training.pipelining.mode \"layerwise\" sends it in buckets");
     }
+    if (config.server.selection.Traits().polls)
+    {
+        errors.push_back(prefix + "chooses each client's rung when the round's model goes out; "
+                                  "server.selection.variant \"pow-d\" sends it earlier, with "
+                                  "the poll (use a fixed downlink codec)");
+    }
     const CodecSpec& up = config.uplinkCodec;
     if (!up.Empty() && up.TwoExchanges())
     {

@@ -91,6 +91,69 @@ TEST(Selection, NetworkFairnessFloorPutsOverdueClientsFirst)
     EXPECT_DOUBLE_EQ(s.scores.at(3), 20.0);
 }
 
+TEST(Selection, NetworkRanksAFadedPathBehindAClearOneWithEqualPastRoundTimes)
+{
+    // Two clients measured alike (2 s rounds, 1.5 s of compute, a 400,028-byte model and a
+    // 100,028-byte update), but client 0's microwave hop has faded to 10 Mbit/s each way
+    // since, while client 1's path is clear at 100 Mbit/s.
+    ClientLedger ledger;
+    for (uint32_t c : {0u, 1u})
+    {
+        ClientRecord r = Measured(2.0);
+        r.meanComputeS = 1.5;
+        r.modelBytes = 400'028;
+        r.updateBytes = 100'028;
+        ledger[c] = r;
+    }
+    SelectionRequest request = Request(ledger, 2, 1);
+    request.pathRate = [](uint32_t client) -> std::optional<PathRate> {
+        return client == 0 ? PathRate{10e6, 10e6} : PathRate{100e6, 100e6};
+    };
+    const Selection s = Make({{"type", "network"}, {"fairness_rounds", 0}})->Select(request);
+    EXPECT_EQ(s.clients, std::vector<uint32_t>{1});
+    // By hand: 1.5 + 8 x 400,028 / 1e8 + 8 x 100,028 / 1e8 = 1.5400448 s.
+    EXPECT_DOUBLE_EQ(s.scores.at(1), 1.5 + 8.0 * 400'028 / 100e6 + 8.0 * 100'028 / 100e6);
+    // Without path capacity the equal past round times tie, and the lower id goes first.
+    const Selection past =
+        Make({{"type", "network"}, {"fairness_rounds", 0}, {"path_capacity", false}})
+            ->Select(request);
+    EXPECT_EQ(past.clients, std::vector<uint32_t>{0});
+    EXPECT_DOUBLE_EQ(past.scores.at(0), 2.0);
+    // A path that cannot state its capacity (lte) falls back to the measurement; an outage
+    // (0 bit/s) ranks last.
+    request.pathRate = [](uint32_t client) -> std::optional<PathRate> {
+        if (client == 0)
+        {
+            return std::nullopt;
+        }
+        return PathRate{0.0, 100e6};
+    };
+    const Selection fallback = Make({{"type", "network"}, {"fairness_rounds", 0}})->Select(request);
+    EXPECT_EQ(fallback.clients, std::vector<uint32_t>{0});
+    EXPECT_DOUBLE_EQ(fallback.scores.at(0), 2.0);
+}
+
+TEST(Selection, TheLedgerTellsComputeFromTheDownloadByThePathCapacity)
+{
+    ClientLedger ledger;
+    ledger[3].modelBytes = 1'000'000;
+    // Selected in round 4 at t = 10 s on a 40 Mbit/s path: the model's 0.2 s download.
+    LedgerSelected(ledger, 3, 4, 10.0, 40e6);
+    LedgerArrived(ledger, 3, 4, 13.0, 12.5, 5000, std::nan(""), true);
+    EXPECT_DOUBLE_EQ(ledger[3].preUploadS, 2.5);
+    EXPECT_DOUBLE_EQ(ledger[3].meanComputeS, 2.3);
+    // The next measurement weighs half: (1.0 + 2.3) / 2.
+    LedgerSelected(ledger, 3, 5, 20.0, 40e6);
+    LedgerArrived(ledger, 3, 5, 21.5, 21.2, 5000, std::nan(""), true);
+    EXPECT_DOUBLE_EQ(ledger[3].meanComputeS, 0.5 * 1.0 + 0.5 * 2.3);
+    // Without a capacity nothing is inferred.
+    ClientLedger plain;
+    plain[1].modelBytes = 1'000'000;
+    LedgerSelected(plain, 1, 1, 0.0);
+    LedgerArrived(plain, 1, 1, 3.0, 2.5, 5000, std::nan(""), true);
+    EXPECT_TRUE(std::isnan(plain[1].meanComputeS));
+}
+
 ClientRecord
 Timed(double preUploadS, double uploadS)
 {
@@ -190,6 +253,64 @@ TEST(Selection, PowerOfChoiceDrawsCandidatesByDataSize)
     EXPECT_GT(big, 190);
 }
 
+TEST(Selection, PowDPollsTheCandidatesAndKeepsTheHighestPolledLosses)
+{
+    // d = every idle client: the candidates are all five; their last reports do not matter.
+    ClientLedger ledger{{0, Reported(10, 0.3, 1, 1)},
+                        {1, Reported(10, 0.9, 1, 1)},
+                        {2, Reported(10, 0.1, 1, 1)},
+                        {3, Reported(10, 0.5, 1, 1)},
+                        {4, Reported(10, 0.7, 1, 1)}};
+    const nlohmann::json spec = {{"type", "power_of_choice"},
+                                 {"variant", "pow-d"},
+                                 {"d", 5},
+                                 {"poll_timeout_s", 2.5}};
+    auto policy = Make(spec, 2);
+    EXPECT_EQ(policy->PollTimeoutS(), 2.5);
+    const Selection poll = policy->Select(Request(ledger, 2, 2));
+    EXPECT_TRUE(poll.poll);
+    EXPECT_EQ(Sorted(poll.clients), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+    EXPECT_TRUE(poll.scores.empty());
+    // Scripted losses at the current model (4 did not answer): by hand, the two highest of
+    // {0: 0.8, 1: 0.2, 2: 1.4, 3: 0.8} are 2 (1.4) and, of the tie at 0.8, the lower id 0.
+    const Selection kept = policy->KeepPolled({{0, 0.8}, {1, 0.2}, {2, 1.4}, {3, 0.8}}, 2);
+    EXPECT_FALSE(kept.poll);
+    EXPECT_EQ(Sorted(kept.clients), (std::vector<uint32_t>{0, 2}));
+    EXPECT_EQ(kept.scores, (std::map<uint32_t, double>{{0, 0.8}, {2, 1.4}}));
+    // Fewer answers than places: every one that answered.
+    EXPECT_EQ(Sorted(policy->KeepPolled({{3, 0.1}}, 2).clients), (std::vector<uint32_t>{3}));
+    // pow-d needs no loss report on updates; it polls.
+    const SelectionSpec powd = SelectionSpec::Parse(spec, "server.selection");
+    EXPECT_TRUE(powd.Traits().polls);
+    EXPECT_FALSE(powd.Traits().needsLoss);
+    const SelectionSpec rpowd =
+        SelectionSpec::Parse({{"type", "power_of_choice"}}, "server.selection");
+    EXPECT_FALSE(rpowd.Traits().polls);
+    EXPECT_TRUE(rpowd.Traits().needsLoss);
+}
+
+TEST(Selection, PowDDrawsTheSameCandidatesAsRpowD)
+{
+    // The variants differ only in the loss they rank by: with d < idle the same stream draws
+    // the same candidates, and rpow-d keeps the highest of them by their last reports.
+    ClientLedger ledger;
+    for (uint32_t c = 0; c < 12; ++c)
+    {
+        ledger[c] = Reported(10 + 5 * c, 0.1 * c, 1, 1);
+    }
+    auto powd = Make({{"type", "power_of_choice"}, {"variant", "pow-d"}, {"d", 6}}, 3);
+    auto rpowd = Make({{"type", "power_of_choice"}, {"d", 6}}, 3);
+    const Selection candidates = powd->Select(Request(ledger, 2, 3));
+    ASSERT_EQ(candidates.clients.size(), 6u);
+    std::map<uint32_t, double> last;
+    for (uint32_t c : candidates.clients)
+    {
+        last[c] = ledger[c].loss;
+    }
+    EXPECT_EQ(Sorted(rpowd->Select(Request(ledger, 2, 3)).clients),
+              Sorted(powd->KeepPolled(last, 3).clients));
+}
+
 void
 ExpectRefused(const nlohmann::json& json, const std::string& path, size_t wanted = 1)
 {
@@ -214,8 +335,14 @@ TEST(Selection, BadKeysAreRefusedNamingTheField)
                   "server.selection.request_fraction");
     ExpectRefused({{"type", "oort"}, {"round_threshold", 150}}, "server.selection.round_threshold");
     ExpectRefused({{"type", "oort"}, {"fairness_rounds", 3}}, "server.selection.fairness_rounds");
+    ExpectRefused({{"type", "network"}, {"path_capacity", 1}}, "server.selection.path_capacity");
+    ExpectRefused({{"type", "fedcs"}, {"path_capacity", true}}, "server.selection.path_capacity");
     ExpectRefused({{"type", "power_of_choice"}, {"d", 2}}, "server.selection.d", 3);
     ExpectRefused({{"type", "power_of_choice"}, {"variant", "cpow-d"}}, "server.selection.variant");
+    ExpectRefused({{"type", "power_of_choice"}, {"poll_timeout_s", 1}},
+                  "server.selection.poll_timeout_s");
+    ExpectRefused({{"type", "power_of_choice"}, {"variant", "pow-d"}, {"poll_timeout_s", 0}},
+                  "server.selection.poll_timeout_s");
 }
 
 TEST(Selection, TheLedgerMeasuresOnlyTheRoundAClientWasSelectedIn)

@@ -23,6 +23,7 @@ const char* const kPolicies[] = {
     R"({"type":"fedcs"})",
     R"({"type":"oort","pacer_step":2})",
     R"({"type":"power_of_choice","d":20})",
+    R"({"type":"power_of_choice","variant":"pow-d","d":20})",
 };
 
 TEST(Selection, EveryPolicyRunsAndGivesTheSameTracesAtAnyThreadCount)
@@ -53,6 +54,67 @@ TEST(Selection, EveryPolicyRunsAndGivesTheSameTracesAtAnyThreadCount)
         // From round 2 on the policies have measurements to score by.
         EXPECT_GE(rows, 4u) << policy;
         EXPECT_GT(scored, 0u) << policy;
+    }
+}
+
+TEST(Selection, PowDPollBytesAreCountedAndTrainingStartsAfterTheReplies)
+{
+    // The quickstart (20 sites of 3000 examples at 2000 examples/s, 10 a round, no losses,
+    // no deadline trouble) with d = 20: every site is polled and answers, the 10 highest train.
+    TempDir dir("selection-powd");
+    const std::string base = "run " + Scenario("quickstart") + " --quiet --set rounds=2 ";
+    ASSERT_EQ(RunFedran(base + "--out p --set 'server.selection={\"type\":\"power_of_choice\","
+                               "\"variant\":\"pow-d\",\"d\":20}'",
+                        dir.Path())
+                  .exitCode,
+              0);
+    ASSERT_EQ(RunFedran(base + "--out r --set 'server.selection={\"type\":\"power_of_choice\","
+                               "\"d\":20}'",
+                        dir.Path())
+                  .exitCode,
+              0);
+    auto rounds = ReadCsv(dir.Path() / "p" / "rounds.csv");
+    auto rpowd = ReadCsv(dir.Path() / "r" / "rounds.csv");
+    auto clients = ReadCsv(dir.Path() / "p" / "clients.csv");
+    ASSERT_EQ(rounds.size(), 2u);
+    ASSERT_EQ(clients.size(), 20u);
+    const uint64_t kTrainStart = 28; // a header: the kept hold the model from the poll
+    const uint64_t kReply = 28 + 4;
+    for (const std::string round : {"1", "2"})
+    {
+        uint64_t model = 0;
+        uint64_t updates = 0;
+        size_t kept = 0;
+        for (auto& row : clients)
+        {
+            if (row["round"] != round)
+            {
+                continue;
+            }
+            ++kept;
+            EXPECT_EQ(row["status"], "completed");
+            // The poll's model frame and the TrainStart header: the model went once.
+            model = std::stoull(row["downlink_payload_bytes"]) - kTrainStart;
+            updates += std::stoull(row["payload_bytes"]);
+            // Training started after the client's own loss evaluation (one pass over its 3000
+            // examples at 2000/s) had been answered: 1.5 s of poll, then 1.5 s of training.
+            const double received = std::stod(row["model_received_s"]);
+            EXPECT_GE(std::stod(row["upload_start_s"]) - received,
+                      3000.0 / 2000.0 + std::stod(row["compute_s"]) - 1e-9);
+            EXPECT_FALSE(row["selection_score"].empty()); // the polled loss
+        }
+        ASSERT_EQ(kept, 10u);
+        auto& r = rounds[std::stoul(round) - 1];
+        // 20 polls of the model, 10 TrainStart headers; 10 updates and 20 loss replies.
+        EXPECT_EQ(std::stoull(r["downlink_payload_bytes"]), 20 * model + 10 * kTrainStart);
+        EXPECT_EQ(std::stoull(r["uplink_payload_bytes"]), updates + 20 * kReply);
+        // On the wire the 10 extra model copies show: more than rpow-d's 10 downloads.
+        auto& other = rpowd[std::stoul(round) - 1];
+        EXPECT_GT(std::stoull(r["downlink_wire_bytes"]),
+                  std::stoull(other["downlink_wire_bytes"]) + 9 * model);
+        // The round includes the poll: at least a poll and a training pass long.
+        EXPECT_GT(std::stod(r["round_duration_s"]), 3.0);
+        EXPECT_LT(std::stod(other["round_duration_s"]), 3.0);
     }
 }
 

@@ -6,11 +6,20 @@
 // until it is measured faster again. Order: clients past the fairness floor (not selected in
 // the last fairness_rounds rounds, longest first), then never-measured clients in an order
 // drawn from the policy's stream, then by predicted time, shortest first.
+//
+// With path_capacity (the default), where the host states a client's path capacity now (the
+// bottleneck of its access, hub and core links: a faded microwave hop's current modulation
+// rate, a trace link's current rate, a p2p rate), the prediction is its measured compute time
+// plus the model's download and the update's upload at those rates, so a hop that faded since
+// the client was last measured ranks it behind at once. Without a stated capacity (lte), or
+// before its compute has been measured, the weighted mean round time stands.
 
 #include "models/fl/selection-policy.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 namespace fedran
 {
@@ -21,8 +30,9 @@ namespace
 class NetworkSelection final : public SelectionPolicy
 {
   public:
-    NetworkSelection(uint32_t fairnessRounds, uint64_t seed)
+    NetworkSelection(uint32_t fairnessRounds, bool pathCapacity, uint64_t seed)
         : m_fairnessRounds(fairnessRounds)
+        , m_pathCapacity(pathCapacity)
         , m_rng(seed, kSelectionStream)
     {
     }
@@ -38,21 +48,23 @@ class NetworkSelection final : public SelectionPolicy
         {
             const auto it = ledger.find(client);
             const ClientRecord record = it == ledger.end() ? ClientRecord{} : it->second;
+            const bool measured = !std::isnan(record.meanDurationS);
+            const double predicted = measured ? Predicted(request, client, record) : 0.0;
             if (m_fairnessRounds > 0 && request.round - record.lastSelected >= m_fairnessRounds)
             {
                 overdue.push_back(client);
             }
-            else if (std::isnan(record.meanDurationS))
+            else if (!measured)
             {
                 unknown.push_back(client);
             }
             else
             {
-                negPredicted[client] = -record.meanDurationS;
+                negPredicted[client] = -predicted;
             }
-            if (!std::isnan(record.meanDurationS))
+            if (measured && std::isfinite(predicted))
             {
-                selection.scores[client] = record.meanDurationS;
+                selection.scores[client] = predicted;
             }
         }
         // The longest-waiting first (a stable sort keeps the id order among equals).
@@ -85,6 +97,30 @@ class NetworkSelection final : public SelectionPolicy
     }
 
   private:
+    /// A measured client's predicted round time: from its path's capacity now where it is
+    /// stated (infinite when a link of it is out), otherwise its weighted mean round time.
+    double Predicted(const SelectionRequest& request,
+                     uint32_t client,
+                     const ClientRecord& record) const
+    {
+        if (!m_pathCapacity || !request.pathRate || std::isnan(record.meanComputeS) ||
+            record.modelBytes == 0 || record.updateBytes == 0)
+        {
+            return record.meanDurationS;
+        }
+        const std::optional<PathRate> rate = request.pathRate(client);
+        if (!rate)
+        {
+            return record.meanDurationS;
+        }
+        if (rate->downBps <= 0.0 || rate->upBps <= 0.0)
+        {
+            return std::numeric_limits<double>::infinity();
+        }
+        return record.meanComputeS + 8.0 * double(record.modelBytes) / rate->downBps +
+               8.0 * double(record.updateBytes) / rate->upBps;
+    }
+
     static uint32_t LastSelected(const ClientLedger& ledger, uint32_t client)
     {
         const auto it = ledger.find(client);
@@ -92,6 +128,7 @@ class NetworkSelection final : public SelectionPolicy
     }
 
     uint32_t m_fairnessRounds;
+    bool m_pathCapacity;
     Rng m_rng;
 };
 
@@ -101,7 +138,16 @@ std::unique_ptr<SelectionPolicy>
 MakeNetworkSelection(RuleArgs& args, const SelectionContext& context)
 {
     const uint32_t fairness = args.TakeCount("fairness_rounds").value_or(10);
-    return std::make_unique<NetworkSelection>(fairness, context.seed);
+    bool pathCapacity = true;
+    if (const nlohmann::json* value = args.Take("path_capacity"))
+    {
+        if (!value->is_boolean())
+        {
+            args.Fail("path_capacity", "must be true or false");
+        }
+        pathCapacity = value->get<bool>();
+    }
+    return std::make_unique<NetworkSelection>(fairness, pathCapacity, context.seed);
 }
 
 } // namespace fedran

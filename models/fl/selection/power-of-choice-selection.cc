@@ -7,11 +7,16 @@
 // a candidate that has never reported ranks first (the paper's rounds start from losses
 // every client has). d = ceil(over_select x clients_per_round) is random selection by data
 // size. The score is the loss it was ranked by.
+//
+// Variant pow-d, the paper's own: Select returns the d candidates as a poll (Selection::poll);
+// the coordinator sends them the current model and asks for their mean loss at it (loss-poll.h),
+// and KeepPolled keeps the m highest of those that answered within poll_timeout_s.
 
 #include "models/fl/selection-policy.h"
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace fedran
 {
@@ -22,10 +27,26 @@ namespace
 class PowerOfChoiceSelection final : public SelectionPolicy
 {
   public:
-    PowerOfChoiceSelection(uint32_t d, uint64_t seed)
+    PowerOfChoiceSelection(uint32_t d, uint64_t seed, bool poll, double pollTimeoutS)
         : m_d(d)
         , m_rng(seed, kSelectionStream)
+        , m_poll(poll)
+        , m_pollTimeoutS(pollTimeoutS)
     {
+    }
+
+    double PollTimeoutS() const override
+    {
+        return m_pollTimeoutS;
+    }
+
+    Selection KeepPolled(const std::map<uint32_t, double>& losses, size_t wanted) override
+    {
+        Selection selection;
+        selection.clients = TopByScore(losses, wanted);
+        selection.scores = losses;
+        KeepSelectedScores(selection);
+        return selection;
     }
 
     Selection Select(const SelectionRequest& request) override
@@ -63,6 +84,18 @@ class PowerOfChoiceSelection final : public SelectionPolicy
                 selection.scores[client] = loss;
             }
         }
+        if (m_poll)
+        {
+            // pow-d: the candidates' losses at the current model are asked for first.
+            selection.clients.clear();
+            for (const auto& entry : ranked)
+            {
+                selection.clients.push_back(entry.first);
+            }
+            selection.scores.clear();
+            selection.poll = true;
+            return selection;
+        }
         selection.clients = TopByScore(ranked, request.wanted);
         KeepSelectedScores(selection);
         return selection;
@@ -78,6 +111,8 @@ class PowerOfChoiceSelection final : public SelectionPolicy
 
     uint32_t m_d;
     Rng m_rng;
+    bool m_poll;           ///< pow-d
+    double m_pollTimeoutS; ///< pow-d: how long the server waits for the candidates' answers
 };
 
 } // namespace
@@ -96,12 +131,21 @@ MakePowerOfChoiceSelection(RuleArgs& args, const SelectionContext& context)
         }
         variant = value->get<std::string>();
     }
-    if (variant != "rpow-d")
+    const std::optional<double> timeout = args.TakeNumber("poll_timeout_s");
+    if (variant != "rpow-d" && variant != "pow-d")
     {
         args.Fail("variant",
                   "\"" + variant +
-                      "\" is not supported (only \"rpow-d\": the loss of each "
-                      "candidate's last participation)");
+                      "\" is not supported (\"rpow-d\": the loss of each candidate's last "
+                      "participation; \"pow-d\": its loss at the current model, polled)");
+    }
+    if (timeout && variant != "pow-d")
+    {
+        args.Fail("poll_timeout_s", "only \"pow-d\" polls (variant is \"" + variant + "\")");
+    }
+    if (timeout && *timeout <= 0.0)
+    {
+        args.Fail("poll_timeout_s", "must be > 0 seconds");
     }
     if (d < context.wanted)
     {
@@ -110,7 +154,10 @@ MakePowerOfChoiceSelection(RuleArgs& args, const SelectionContext& context)
                       std::to_string(context.wanted) +
                       " (ceil(over_select x clients_per_round)); d must be at least that");
     }
-    return std::make_unique<PowerOfChoiceSelection>(d, context.seed);
+    return std::make_unique<PowerOfChoiceSelection>(d,
+                                                    context.seed,
+                                                    variant == "pow-d",
+                                                    timeout.value_or(context.deadlineS));
 }
 
 } // namespace fedran

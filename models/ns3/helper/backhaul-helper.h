@@ -175,6 +175,12 @@ class BackhaulHelper
         return *m_coreLink;
     }
 
+    /// What the tree was built from (each hub's parent, each client's hub).
+    const BackhaulSpec& GetSpec() const
+    {
+        return m_spec;
+    }
+
     /// Every link direction, in links.csv's order: core-up, core-down, then each hub's
     /// (hub-<name>-up, hub-<name>-down, in network.hubs order), then client-0-up,
     /// client-0-down, client-1-up, ...

@@ -38,6 +38,8 @@ FlStatsHelper::Connect(Ptr<FlServerApp> server,
         client->TraceConnectWithoutContext("UpdateSent",
                                            MakeCallback(&FlStatsHelper::UpdateSent, this));
         client->TraceConnectWithoutContext("Crashed", MakeCallback(&FlStatsHelper::Crashed, this));
+        client->TraceConnectWithoutContext("LossReplied",
+                                           MakeCallback(&FlStatsHelper::LossReplied, this));
     }
 }
 
@@ -153,6 +155,14 @@ FlStatsHelper::Crashed(uint32_t round, uint32_t client)
     {
         row->crashed = true; // the server only sees its connection reset
     }
+}
+
+void
+FlStatsHelper::LossReplied(uint32_t, uint32_t, uint64_t frameBytes)
+{
+    // Selection traffic: in the round's uplink payload, not in any client's update row
+    // (docs/selection.md).
+    m_round.uplinkPayload += frameBytes;
 }
 
 void

@@ -146,6 +146,8 @@ class FlStatsHelper
     void EdgeModelSent(uint32_t round, uint32_t client, uint64_t frameBytes);
     void UpdateSent(const fedran::UpdateSentRecord& record);
     void Crashed(uint32_t round, uint32_t client);
+    /// pow-d: a candidate's loss reply, counted in the round's uplink payload.
+    void LossReplied(uint32_t round, uint32_t client, uint64_t frameBytes);
     void UpdateArrival(const fedran::UpdateArrivalRecord& record);
     void RoundEnded(const fedran::RoundRecord& record);
     /// Async: an update arrived (or its client was lost): its row is complete.

@@ -74,6 +74,13 @@ class InstalledLink
     /// step), for models that know when; false, and nothing connected, for the others (their
     /// readers poll CapacityBps() when they need it).
     virtual bool ConnectCapacityChanged(Callback<void> onChange) const;
+    /// Whether CapacityBpsOf is what one transfer over the link can get now, so that a
+    /// path's bottleneck predicts a transfer's time (server.selection "network"); false for a
+    /// shared radio (lte), whose share depends on its scheduler.
+    virtual bool StatesPathCapacity() const
+    {
+        return true;
+    }
     /// SNR now, in dB; NaN for models without one.
     virtual double SnrDb() const = 0;
     /// The capacity background load is a fraction of (p2p: rate; microwave: clear sky;

@@ -112,7 +112,12 @@ FlClientApp::GetTypeId()
             .AddTraceSource("Crashed",
                             "The site crashed while training for a round (faults.crashes).",
                             MakeTraceSourceAccessor(&FlClientApp::m_crashedTrace),
-                            "ns3::FlClientApp::CrashedCallback");
+                            "ns3::FlClientApp::CrashedCallback")
+            .AddTraceSource("LossReplied",
+                            "power_of_choice pow-d: the client's loss at a polled model was "
+                            "handed to the network (round, client, frame bytes).",
+                            MakeTraceSourceAccessor(&FlClientApp::m_lossRepliedTrace),
+                            "ns3::FlClientApp::LossRepliedCallback");
     return tid;
 }
 
@@ -207,6 +212,7 @@ FlClientApp::StopApplication()
     m_dropEvent.Cancel();
     m_connectEvent.Cancel();
     m_restartEvent.Cancel();
+    m_pollEvent.Cancel();
     if (m_work)
     {
         m_work->Cancel();
@@ -289,6 +295,12 @@ FlClientApp::HandleFrame(Ptr<MessageChannel> channel,
         case fedran::ServerFrameKind::CodecState:
             HandleCodecState(channel, frame);
             break;
+        case fedran::ServerFrameKind::LossPoll:
+            HandleLossPoll(channel, frame, receipt);
+            break;
+        case fedran::ServerFrameKind::TrainStart:
+            HandleTrainStart(channel, frame, receipt);
+            break;
         case fedran::ServerFrameKind::Unexpected:
             HandleChannelError(channel, "unexpected frame from the server");
             break;
@@ -328,13 +340,73 @@ FlClientApp::HandleGlobalModel(Ptr<MessageChannel> channel,
     m_modelReceivedTrace(frame.header.round,
                          m_clientId,
                          fedran::kFrameHeaderSize + frame.payload.size());
-    TrainAndSchedule(frame, receipt);
+    TrainAndSchedule(frame.header.round,
+                     fedran::kFrameHeaderSize + frame.payload.size(),
+                     receipt.lastByte - receipt.firstByte,
+                     receipt.firstByte);
 }
 
 void
-FlClientApp::TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& receipt)
+FlClientApp::HandleLossPoll(Ptr<MessageChannel> channel,
+                            const fedran::Frame& frame,
+                            const FrameReceipt& receipt)
 {
-    const uint32_t round = frame.header.round;
+    try
+    {
+        m_session->AcceptModel(frame);
+    }
+    catch (const fedran::DecodeError& e)
+    {
+        HandleChannelError(channel, std::string("cannot decode the polled model: ") + e.what());
+        return;
+    }
+    // The model a kept client trains from arrives here: its download is this frame's.
+    m_polledBytes = fedran::kFrameHeaderSize + frame.payload.size();
+    m_polledDownload = receipt.lastByte - receipt.firstByte;
+    m_modelReceivedTrace(frame.header.round, m_clientId, m_polledBytes);
+    // The loss does not depend on when it is sent, so it is evaluated now (on the simulation
+    // thread: nothing else uses the session between rounds) and sent when its time is over.
+    const double loss = m_session->PollLoss();
+    m_pollEvent.Cancel();
+    m_pollEvent = Simulator::Schedule(Seconds(m_session->PollSeconds()),
+                                      &FlClientApp::SendLossReply,
+                                      this,
+                                      frame.header.round,
+                                      loss);
+}
+
+void
+FlClientApp::SendLossReply(uint32_t round, double loss)
+{
+    if (!m_channel)
+    {
+        return;
+    }
+    std::vector<uint8_t> reply = m_session->LossReplyFrame(round, loss);
+    m_lossRepliedTrace(round, m_clientId, reply.size());
+    m_channel->Send(std::move(reply));
+}
+
+void
+FlClientApp::HandleTrainStart(Ptr<MessageChannel> channel,
+                              const fedran::Frame& frame,
+                              const FrameReceipt& receipt)
+{
+    try
+    {
+        m_session->AcceptTrainStart(frame);
+    }
+    catch (const fedran::DecodeError& e)
+    {
+        HandleChannelError(channel, e.what());
+        return;
+    }
+    TrainAndSchedule(frame.header.round, m_polledBytes, m_polledDownload, receipt.firstByte);
+}
+
+void
+FlClientApp::TrainAndSchedule(uint32_t round, uint64_t modelFrameBytes, Time download, Time start)
+{
     // The simulated compute time does not depend on the training's outcome, so the training
     // itself can run on another thread until that time is over.
     const double computeS = m_session->ComputeSeconds();
@@ -355,12 +427,11 @@ FlClientApp::TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& re
     if (m_session->IsAdaptive() || m_session->ReportsDownload())
     {
         // The model's download as seen here: its first byte to its last.
-        const double downloadS = (receipt.lastByte - receipt.firstByte).GetSeconds();
         m_session->PrepareRound(round,
-                                fedran::kFrameHeaderSize + frame.payload.size(),
-                                downloadS,
+                                modelFrameBytes,
+                                download.GetSeconds(),
                                 computeS,
-                                receipt.firstByte.GetSeconds());
+                                start.GetSeconds());
     }
     m_work->Train(round, computeS);
 }
@@ -384,6 +455,7 @@ FlClientApp::HandleChannelError(Ptr<MessageChannel> channel, const std::string& 
 {
     NS_LOG_WARN("client " << m_clientId << ": " << why);
     m_dropEvent.Cancel();
+    m_pollEvent.Cancel();
     m_work->Cancel();
     channel->Close();
     m_channel = nullptr;
@@ -398,6 +470,7 @@ void
 FlClientApp::Leave()
 {
     m_dropEvent.Cancel();
+    m_pollEvent.Cancel();
     m_connectEvent.Cancel();
     m_work->Cancel();
     if (m_channel)

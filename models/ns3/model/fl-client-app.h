@@ -84,6 +84,7 @@ class FlClientApp : public Application
     typedef void (*LeftCallback)(uint32_t client);
     typedef void (*UploadMeasuredCallback)(const fedran::UploadMeasuredRecord& record);
     typedef void (*CrashedCallback)(uint32_t round, uint32_t client);
+    typedef void (*LossRepliedCallback)(uint32_t round, uint32_t client, uint64_t frameBytes);
 
   private:
     void StartApplication() override;
@@ -112,8 +113,20 @@ class FlClientApp : public Application
                            const fedran::Frame& frame,
                            const FrameReceipt& receipt);
     void HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& frame);
+    /// pow-d: decodes the polled model, evaluates its loss and answers after PollSeconds.
+    void HandleLossPoll(Ptr<MessageChannel> channel,
+                        const fedran::Frame& frame,
+                        const FrameReceipt& receipt);
+    void SendLossReply(uint32_t round, double loss);
+    /// pow-d: trains from the polled model.
+    void HandleTrainStart(Ptr<MessageChannel> channel,
+                          const fedran::Frame& frame,
+                          const FrameReceipt& receipt);
     void HandleDelivered(Ptr<MessageChannel> channel, const TransferRecord& record);
-    void TrainAndSchedule(const fedran::Frame& frame, const FrameReceipt& receipt);
+    /// `modelFrameBytes` and `download`: the model's frame and its download (first to last
+    /// byte); `start`: when the round began for this client (the model's, or TrainStart's,
+    /// first byte).
+    void TrainAndSchedule(uint32_t round, uint64_t modelFrameBytes, Time download, Time start);
 
     // Attributes
     uint32_t m_clientId;
@@ -137,7 +150,10 @@ class FlClientApp : public Application
     EventId m_dropEvent;
     EventId m_connectEvent;
     EventId m_restartEvent;
-    bool m_crashed; ///< down after a crash, until CrashRestart has passed
+    EventId m_pollEvent;        ///< pow-d: the loss reply, once its evaluation's time has passed
+    uint64_t m_polledBytes = 0; ///< pow-d: the last poll's model frame
+    Time m_polledDownload;      ///< pow-d: its download, first byte to last
+    bool m_crashed;             ///< down after a crash, until CrashRestart has passed
     Ptr<UniformRandomVariable> m_joinRng;
     ReconnectBackoff m_backoff;
     bool m_online;
@@ -147,6 +163,7 @@ class FlClientApp : public Application
     TracedCallback<uint32_t> m_leftTrace;
     TracedCallback<const fedran::UploadMeasuredRecord&> m_uploadMeasuredTrace;
     TracedCallback<uint32_t, uint32_t> m_crashedTrace;
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_lossRepliedTrace;
 };
 
 } // namespace ns3

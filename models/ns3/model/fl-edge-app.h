@@ -102,7 +102,7 @@ class FlEdgeApp
     bool m_wantParent = false;  ///< its children have joined: it belongs at its parent
     ReconnectBackoff m_backoff; ///< toward the parent
     EventId m_connectEvent;
-    EventId m_timers[4]; ///< by fedran::CoordinatorTimer
+    EventId m_timers[fedran::kCoordinatorTimerCount]; ///< by fedran::CoordinatorTimer
 
     TracedCallback<uint32_t, uint32_t, uint64_t> m_modelReceivedTrace;
     TracedCallback<const fedran::UpdateSentRecord&> m_updateSentTrace;

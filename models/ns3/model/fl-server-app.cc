@@ -126,6 +126,24 @@ FlServerApp::SetAggregatorChildren(std::map<uint32_t, fedran::CodecSpec> uplinkC
     m_aggregatorChildren = std::move(uplinkCodecs);
 }
 
+void
+FlServerApp::SetPathRates(PathRates rates)
+{
+    m_pathRates = std::move(rates);
+}
+
+bool
+FlServerApp::KnowsPathRates() const
+{
+    return static_cast<bool>(m_pathRates);
+}
+
+std::optional<fedran::PathRate>
+FlServerApp::PathRateOf(uint32_t client) const
+{
+    return m_pathRates ? m_pathRates(client) : std::nullopt;
+}
+
 int64_t
 FlServerApp::AssignStreams(int64_t stream)
 {

@@ -13,6 +13,7 @@
 #include <ns3/random-variable-stream.h>
 #include <ns3/traced-callback.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -47,6 +48,11 @@ class FlServerApp
     /// with, each with its uplink codec spec; call before the start.
     void SetAggregatorChildren(std::map<uint32_t, fedran::CodecSpec> uplinkCodecs);
 
+    /// Where server.selection "network" learns each client's path capacity now (PathCapacity,
+    /// models/ns3/helper/path-capacity.h); without it the policy uses measurements only.
+    using PathRates = std::function<std::optional<fedran::PathRate>(uint32_t client)>;
+    void SetPathRates(PathRates rates);
+
     int64_t AssignStreams(int64_t stream);
 
     /// The round logic, once the application has started (nullptr before): for tests that
@@ -77,6 +83,8 @@ class FlServerApp
     void ArmTimer(fedran::CoordinatorTimer timer, int64_t delayTicks) override;
     void CancelTimer(fedran::CoordinatorTimer timer) override;
     uint32_t DrawInteger(uint32_t lo, uint32_t hi) override;
+    bool KnowsPathRates() const override;
+    std::optional<fedran::PathRate> PathRateOf(uint32_t client) const override;
     void JoinClosed(uint32_t joined, uint32_t expected) override;
     void RoundStarted(uint32_t round, const std::vector<uint32_t>& selected) override;
     void FrameSent(uint32_t round,
@@ -101,9 +109,10 @@ class FlServerApp
     std::unique_ptr<fedran::ServerCoordinator> m_coordinator;
     std::optional<fedran::AsyncConfig> m_async; ///< set: server.mode async
     std::map<uint32_t, fedran::CodecSpec> m_aggregatorChildren;
+    PathRates m_pathRates; ///< empty: no path capacities
     Ptr<UniformRandomVariable> m_sampler;
-    std::unique_ptr<ChildConnections> m_clients; ///< from the start on
-    EventId m_timers[4];                         ///< by fedran::CoordinatorTimer
+    std::unique_ptr<ChildConnections> m_clients;      ///< from the start on
+    EventId m_timers[fedran::kCoordinatorTimerCount]; ///< by fedran::CoordinatorTimer
 
     TracedCallback<uint32_t, uint32_t> m_joinClosedTrace;
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_roundStartedTrace;

@@ -289,6 +289,13 @@ class LteInstalledLink : public InstalledLink
         return UplinkCapacityBps(*m_sinrDb, m_rbs);
     }
 
+    /// The whole band at the UE's SINR is not what the UE gets: the eNB's scheduler shares
+    /// the cell among its UEs, which a path's capacity cannot say.
+    bool StatesPathCapacity() const override
+    {
+        return false;
+    }
+
     double SnrDb() const override
     {
         return *m_sinrDb;
