@@ -40,7 +40,8 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_schema  # noqa: E402
 from abr_study import config_name  # noqa: E402
-from targets import argparse_targets  # noqa: E402
+from study_summary import (add_study_arguments, check_study_targets, fmt_time,  # noqa: E402
+                           median_time_run, time_stats)
 
 PROG = "adaptive_study"
 CLIENT_COLUMNS = trace_schema.require("clients.csv",
@@ -101,11 +102,7 @@ def summarise(final, targets):
                "final": group[targets[0].final_column].median(),
                "late": group["late"].mean()}
         for t in targets:
-            times = group[f"time_to_{t.key}_s"].dropna()
-            row[f"reached_{t.key}"] = len(times)
-            row[f"time_{t.key}"] = times.median() if len(times) else float("nan")
-            row[f"time_min_{t.key}"] = times.min() if len(times) else float("nan")
-            row[f"time_max_{t.key}"] = times.max() if len(times) else float("nan")
+            row.update(time_stats(group, t))
             row[f"rounds_{t.key}"] = group[f"rounds_to_{t.key}"].dropna().median()
             row[f"up_MB_{t.key}"] = group[f"uplink_bytes_to_{t.key}"].dropna().median() / 1e6
             row[f"down_MB_{t.key}"] = group[f"down_bytes_to_{t.key}"].dropna().median() / 1e6
@@ -130,15 +127,6 @@ def best_fixed(summary, targets):
                                    na_position="last")
         best[regime] = ranked.iloc[0]["policy"]
     return best
-
-
-def fmt_time(row, key):
-    if pd.isna(row[f"time_{key}"]):
-        return "not reached"
-    text = f"{row[f'time_{key}']:.1f}"
-    if row[f"time_max_{key}"] > row[f"time_min_{key}"]:
-        text += f" [{row[f'time_min_{key}']:.1f}–{row[f'time_max_{key}']:.1f}]"
-    return text
 
 
 def print_tables(summary, targets, best):
@@ -183,12 +171,6 @@ def print_tables(summary, targets, best):
                           ratio(index.loc[policy, f"up_MB_{t.key}"],
                                 none[f"up_MB_{t.key}"] if none is not None else None)]
             print("| " + " | ".join(cells) + " |")
-
-
-def median_time_run(group, target):
-    """The run of a policy whose time to the target is the median (unreached ones last)."""
-    ordered = group.sort_values(f"time_to_{target.key}_s", na_position="last")
-    return ordered.iloc[(len(ordered) - 1) // 2]
 
 
 def figures(final, targets, out_dir):
@@ -248,14 +230,9 @@ def figures(final, targets, out_dir):
 def main():
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("folder")
-    parser.add_argument("--targets", type=argparse_targets, default="0.8,0.86",
-                        help="targets of one metric, as collected by sweep.py")
-    parser.add_argument("--figures", help="write the figures (PNG) here")
-    parser.add_argument("--csv", help="also write the per-policy table")
+    add_study_arguments(parser, "0.8,0.86")
     args = parser.parse_args()
-    if len({t.metric for t in args.targets}) > 1 or args.targets[0].final_column is None:
-        parser.error("--targets: give targets of one metric with a final value "
-                     "(accuracy or nrmse)")
+    check_study_targets(parser, args.targets)
     final = read_runs(args.folder, args.targets)
     summary = summarise(final, args.targets)
     best = best_fixed(summary, args.targets)

@@ -38,7 +38,8 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_schema  # noqa: E402
-from targets import argparse_targets  # noqa: E402
+from study_summary import (add_study_arguments, check_study_targets, fmt_time,  # noqa: E402
+                           median_time_run, time_stats)
 
 PROG = "selection_study"
 CLIENT_COLUMNS = trace_schema.require("clients.csv", ["round", "client", "status"])
@@ -118,11 +119,7 @@ def summarise(final, targets):
                "final": group[targets[0].final_column].median(),
                "jain": group["jain"].median(), "never": group["never"].median()}
         for t in targets:
-            times = group[f"time_to_{t.key}_s"].dropna()
-            row[f"reached_{t.key}"] = len(times)
-            row[f"time_{t.key}"] = times.median() if len(times) else float("nan")
-            row[f"time_min_{t.key}"] = times.min() if len(times) else float("nan")
-            row[f"time_max_{t.key}"] = times.max() if len(times) else float("nan")
+            row.update(time_stats(group, t))
             row[f"rounds_{t.key}"] = group[f"rounds_to_{t.key}"].dropna().median()
             row[f"MB_{t.key}"] = group[f"wire_bytes_to_{t.key}"].dropna().median() / 1e6
             energy = f"energy_to_{t.key}_j"
@@ -130,15 +127,6 @@ def summarise(final, targets):
                                   if energy in group.columns else float("nan"))
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def fmt_time(row, key):
-    if pd.isna(row[f"time_{key}"]):
-        return "not reached"
-    text = f"{row[f'time_{key}']:.1f}"
-    if row[f"time_max_{key}"] > row[f"time_min_{key}"]:
-        text += f" [{row[f'time_min_{key}']:.1f}–{row[f'time_max_{key}']:.1f}]"
-    return text
 
 
 def number(value, form):
@@ -191,8 +179,7 @@ def figures(final, targets, out_dir):
     for ax, regime in zip(axes[0], regimes):
         mine = final[final["regime"] == regime]
         for index, (policy, group) in enumerate(mine.groupby("policy", sort=False)):
-            ordered = group.sort_values(f"time_to_{targets[-1].key}_s", na_position="last")
-            run = ordered.iloc[(len(ordered) - 1) // 2]
+            run = median_time_run(group, targets[-1])
             rounds = pd.read_csv(os.path.join(run["run_dir"], "rounds.csv"))
             ax.plot(rounds["sim_time_s"], rounds[column], color=f"C{index % 10}", lw=1.2,
                     label=f"{policy} (seed {run['seed']})")
@@ -232,14 +219,9 @@ def figures(final, targets, out_dir):
 def main():
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+")
-    parser.add_argument("--targets", type=argparse_targets, default="0.7,0.78",
-                        help="targets of one metric, as collected by sweep.py")
-    parser.add_argument("--figures", help="write the figures (PNG) here")
-    parser.add_argument("--csv", help="also write the per-policy table")
+    add_study_arguments(parser, "0.7,0.78")
     args = parser.parse_args()
-    if len({t.metric for t in args.targets}) > 1 or args.targets[0].final_column is None:
-        parser.error("--targets: give targets of one metric with a final value "
-                     "(accuracy or nrmse)")
+    check_study_targets(parser, args.targets)
     final = pd.concat([read_folder(f, args.targets) for f in args.folders], ignore_index=True)
     summary = summarise(final, args.targets)
     if args.csv:

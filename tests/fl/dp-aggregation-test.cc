@@ -2,6 +2,7 @@
 // noise on the sum has the configured std, the denominator is fixed, and the ledger's epsilon
 // is the accountant's.
 
+#include "fl-test-util.h"
 #include "models/fl/dp-aggregation.h"
 #include "models/fl/federated-task.h"
 
@@ -14,17 +15,6 @@ namespace fedran::test
 {
 namespace
 {
-
-double
-Norm(const std::vector<float>& v)
-{
-    double s = 0.0;
-    for (float x : v)
-    {
-        s += double(x) * double(x);
-    }
-    return std::sqrt(s);
-}
 
 TEST(CentralDp, ClippingBoundsEveryContribution)
 {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <deque>
 #include <map>
 #include <memory>
@@ -19,6 +20,18 @@
 
 namespace fedran::test
 {
+
+/// The L2 norm of a vector, accumulated in double in index order.
+inline double
+Norm(const std::vector<float>& v)
+{
+    double s = 0.0;
+    for (float x : v)
+    {
+        s += double(x) * double(x);
+    }
+    return std::sqrt(s);
+}
 
 /// `clients` clients of Synthetic(1, 1) data with 40 examples each, softmax regression.
 /// A client session's settings with nothing but its id set.

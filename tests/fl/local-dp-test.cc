@@ -2,6 +2,7 @@
 // clipped update is bounded by C, the noise has std z x C, each site draws from its own
 // stream, and epsilon is the Gaussian mechanism's without amplification, per selection.
 
+#include "fl-test-util.h"
 #include "models/fl/dp-aggregation.h"
 #include "models/fl/federated-task.h"
 #include "models/fl/local-dp.h"
@@ -15,17 +16,6 @@ namespace fedran::test
 {
 namespace
 {
-
-double
-Norm(const std::vector<float>& v)
-{
-    double s = 0.0;
-    for (float x : v)
-    {
-        s += double(x) * double(x);
-    }
-    return std::sqrt(s);
-}
 
 TEST(LocalDp, ClippingBoundsEachSitesUpdate)
 {
