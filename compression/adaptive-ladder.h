@@ -47,6 +47,9 @@ struct RungProfile
     /// Reference-machine seconds of the trial (its encode, plus its decode when the error was
     /// measured): the cost model's, never a measurement. 0 without a profile.
     double seconds = 0.0;
+    /// The rung's codec is biased (Codec::BiasedError): its error does not average out over
+    /// the clients of a round.
+    bool biased = false;
 };
 
 /// Keys of an "adaptive" spec that belong to the controller (models/fl/), not the codec.

@@ -307,6 +307,18 @@ class Codec
     {
     }
 
+    /// Whether the decoded update is a biased estimate of the input, i.e. its error has a part
+    /// common to every client's encoding (sign's one scale, the coordinates top_k and
+    /// threshold drop, rounding to nearest) that does not shrink when a round averages the
+    /// clients' updates; an unbiased codec's error (stochastic rounding, scaled random_k) is
+    /// independent across clients and does, and error feedback carries its error into later
+    /// rounds. The `time` policy weighs a biased rung's error by the updates a round averages
+    /// (models/fl/time-policy.h).
+    virtual bool BiasedError() const
+    {
+        return false;
+    }
+
     /// Whether MakeAggregator() is the codec's own rule rather than the weighted mean (sign's
     /// majority vote), so that no other aggregation rule may replace it.
     virtual bool BringsAggregator() const

@@ -230,6 +230,7 @@ class AdaptiveCodec
             trial->codec->Encode(layout, update, trial->rng, trial->payload);
             trial->profile.payloadBytes = trial->payload.size() + 1;
             trial->profile.relativeError = std::numeric_limits<double>::quiet_NaN();
+            trial->profile.biased = trial->codec->BiasedError();
             if (profile)
             {
                 trial->profile.seconds =

@@ -41,6 +41,11 @@ class ClippedCodec final : public WrapperCodec
         return std::make_unique<ClippedCodec>(*this);
     }
 
+    bool BiasedError() const override
+    {
+        return true;
+    }
+
     ClippedCodec(CodecArgs& args, float clip, ClipMode mode)
         : WrapperCodec(args)
         , m_clip(clip)

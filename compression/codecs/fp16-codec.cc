@@ -35,6 +35,11 @@ class Fp16Codec : public RegisteredCodec
         return std::make_unique<Fp16Codec>(*this);
     }
 
+    bool BiasedError() const override
+    {
+        return true;
+    }
+
     using RegisteredCodec::RegisteredCodec;
 
     void SetEncodeThreads(unsigned threads) override

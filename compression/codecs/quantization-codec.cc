@@ -62,6 +62,11 @@ class QuantizationCodec : public RegisteredCodec
         return std::make_unique<QuantizationCodec>(*this);
     }
 
+    bool BiasedError() const override
+    {
+        return !m_stochastic;
+    }
+
     QuantizationCodec(const CodecArgs& args, unsigned bits, bool stochastic, uint32_t bucket)
         : RegisteredCodec(args)
         , m_bits(bits)

@@ -146,6 +146,11 @@ class RandomKCodec : public RegisteredCodec
         return std::make_unique<RandomKCodec>(*this);
     }
 
+    bool BiasedError() const override
+    {
+        return !m_scale;
+    }
+
     RandomKCodec(const CodecArgs& args, KeepCount keep, bool scale)
         : RegisteredCodec(args)
         , m_keep(keep)

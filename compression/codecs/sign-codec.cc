@@ -213,6 +213,11 @@ class SignCodec : public RegisteredCodec
         return std::make_unique<SignCodec>(*this);
     }
 
+    bool BiasedError() const override
+    {
+        return true;
+    }
+
     SignCodec(const CodecArgs& args, bool majorityVote)
         : RegisteredCodec(args)
         , m_majorityVote(majorityVote)

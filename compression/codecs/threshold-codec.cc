@@ -31,6 +31,11 @@ class ThresholdCodec
         return std::make_unique<ThresholdCodec>(*this);
     }
 
+    bool BiasedError() const override
+    {
+        return true;
+    }
+
     ThresholdCodec(const CodecArgs& args, float threshold)
         : RegisteredCodec(args)
         , m_minKey(MagnitudeKey(threshold) + 1) // |x| > t  <=>  key(x) >= key(t) + 1

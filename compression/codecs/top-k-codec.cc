@@ -36,6 +36,11 @@ class TopKCodec
         return std::make_unique<TopKCodec>(*this);
     }
 
+    bool BiasedError() const override
+    {
+        return true;
+    }
+
     TopKCodec(const CodecArgs& args, KeepCount keep, SparsityWarmup warmup)
         : RegisteredCodec(args)
         , m_keep(keep)

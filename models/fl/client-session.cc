@@ -53,10 +53,12 @@ ClientSession::ResetCodecs()
     m_controller.reset();
     if (m_ladder)
     {
-        m_controller = std::make_unique<control::RateController>(
+        control::ControllerConfig config =
             control::ParseControllerConfig(m_task->uplinkCodec.Json(),
                                            m_task->uplinkCodec.Path(),
-                                           m_ladder->RungCount()));
+                                           m_ladder->RungCount());
+        config.averagedUpdates = m_task->clientsPerRound;
+        m_controller = std::make_unique<control::RateController>(std::move(config));
         if (m_controller->ServerLed())
         {
             m_rungLevels = control::ParseLevelPolicy(m_task->uplinkCodec.Json(),

@@ -67,6 +67,8 @@ struct FederatedTask
     std::shared_ptr<const TrainTestData> data;
     std::vector<std::vector<uint32_t>> partition; ///< per client: indices into data->train
     TrainingConfig training;
+    /// server.clients_per_round: the updates a synchronous round averages.
+    uint32_t clientsPerRound = 1;
     ServerOptimizerConfig serverOptimizer;
     CodecSpec uplinkCodec; ///< checked when the scenario was read; built per client
     CodecSpec downlinkCodec;

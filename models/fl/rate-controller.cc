@@ -176,6 +176,7 @@ RateController::Decide(const RoundInputs& in, size_t rungCount, const RungMeasur
         timeIn.noiseRatio = decision.noiseRatio.value_or(0.0);
         timeIn.roundEnd = in.roundEnd;
         timeIn.deadlineS = in.deadlineS;
+        timeIn.averagedUpdates = m_config.averagedUpdates;
         decision.rung = ChooseForTime(timeIn, measure, allowed).rung;
         return decision;
     }

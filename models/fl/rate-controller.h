@@ -78,6 +78,9 @@ struct ControllerConfig
     size_t skipWindow = 5;
     uint32_t maxStaleness = 3;
     std::vector<RungWindow> rungSchedule; ///< sorted by fromRound
+    /// Not a key: server.clients_per_round, the updates a round averages (`time` weighs a
+    /// biased rung's error by it).
+    uint32_t averagedUpdates = 1;
 };
 
 /**

@@ -20,7 +20,9 @@ ChooseForTime(const TimeInputs& in,
         const RungProfile profile = measure(r);
         // A rung whose error was not measured (NaN) is judged exact: it cannot be compared.
         const double omega = std::isnan(profile.relativeError) ? 0.0 : profile.relativeError;
-        const double rho = in.noiseRatio > 0.0 ? omega / in.noiseRatio : omega;
+        const double weight =
+            profile.biased ? double(std::max<uint32_t>(in.averagedUpdates, 1)) : 1.0;
+        const double rho = weight * (in.noiseRatio > 0.0 ? omega / in.noiseRatio : omega);
         const double finishS =
             in.startToModelS + in.computeS + 8.0 * double(profile.payloadBytes) / in.bps;
         const double roundS =

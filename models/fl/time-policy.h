@@ -6,7 +6,10 @@
 //   rho_r = omega_r / eta: the rung's relative error (its trial encoding) against the update's
 //           own sampling noise eta = lr^2 x steps x sigma^2 / ||u||^2, so a rung needs
 //           (1 + rho_r) times the rounds of an exact update (reference: QSGD's variance bound,
-//           the noise term being linear in the variance);
+//           the noise term being linear in the variance). Both average over the m updates
+//           a round averages when the rung is unbiased; a biased rung's error (sign, top_k)
+//           is common to the clients and does not, so its rho is m x omega_r / eta, the
+//           bound for errors fully correlated across clients;
 //   T_r    = max(others' end, own finish_r) + server turnaround, own finish_r = elapsed +
 //           compute + 8 x payload_r / predicted bps: a rung that still arrives before the
 //           others costs no round time, so fast clients send faithful rungs and slow ones
@@ -16,6 +19,7 @@
 #include "models/fl/round-clock.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -35,6 +39,10 @@ struct TimeInputs
     /// The server's deadline from the round's start (<= 0: none): a rung that would arrive
     /// after it is thrown away, so it is chosen only when every rung would.
     double deadlineS = 0.0;
+    /// How many updates the server averages (server.clients_per_round): an unbiased rung's
+    /// error averages over them as the sampling noise does, a biased rung's (RungProfile::
+    /// biased) does not, so its rho counts this many times.
+    uint32_t averagedUpdates = 1;
 };
 
 struct TimeChoice

@@ -201,6 +201,7 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
     task->robust = config.server.robust;
     task->dp = config.dp;
     task->selection = config.server.selection;
+    task->clientsPerRound = config.server.clientsPerRound;
     task->serverCompute = config.server.compute;
     for (const ClientGroupConfig& group : config.groups)
     {

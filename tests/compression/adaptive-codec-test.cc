@@ -374,5 +374,30 @@ TEST(AdaptiveCodecTest, BadLaddersAreConfigErrors)
                       "compression.uplink.polcy: unknown key");
 }
 
+TEST(AdaptiveCodecTest, TrialsSayWhichRungsAreBiased)
+{
+    // Biased: the codec's expected decoding differs from its input, the same way for every
+    // client; unbiased: stochastic rounding, scaled random_k; error feedback carries its error.
+    const json spec = json::parse(R"({"type": "adaptive", "ladder": [
+        {"type": "none"}, {"type": "quantization", "bits": 4},
+        {"type": "quantization", "bits": 4, "stochastic": false},
+        {"type": "random_k", "ratio": 0.1}, {"type": "random_k", "ratio": 0.1, "scale": false},
+        {"type": "sign"}, {"type": "top_k", "ratio": 0.1}, {"type": "threshold", "threshold": 0.5},
+        {"type": "error_feedback", "base": {"type": "top_k", "ratio": 0.1}}]})");
+    const std::vector<bool> biased = {false, false, true, false, true, true, true, true, false};
+    auto codec = MakeCodec(spec, "compression.uplink");
+    AdaptiveLadder* ladder = codec->Ladder();
+    ASSERT_NE(ladder, nullptr);
+    const TensorLayout layout = Layout();
+    const auto update = Gaussian(layout.TotalSize(), 3);
+    const Rng rng(1, 1);
+    ASSERT_EQ(ladder->RungCount(), biased.size());
+    for (size_t r = 0; r < biased.size(); ++r)
+    {
+        EXPECT_EQ(ladder->Trial(layout, r, update, rng, false, nullptr).biased, biased[r])
+            << ladder->RungName(r);
+    }
+}
+
 } // namespace
 } // namespace fedran

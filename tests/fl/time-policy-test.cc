@@ -61,7 +61,7 @@ Inputs(double bps)
     return in;
 }
 
-TEST(TimePolicyTest, FastClientsSendFaithfulRungsSlowOnesCoarse)
+TEST(TimePolicyTest, FastClientsSendFaithfulRungsLaggingOnesCoarse)
 {
     const std::vector<RungProfile> rungs = Ladder();
     auto measure = [&](size_t r) {
@@ -92,6 +92,30 @@ TEST(TimePolicyTest, NoisyUpdatesTolerateCoarseRungs)
     EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 2u);
     in.noiseRatio = 1e-5; // a clean update: 8-bit would need 11x the rounds
     EXPECT_EQ(ChooseForTime(in, measure, {0, 1}).rung, 0u);
+}
+
+TEST(TimePolicyTest, BiasedRungsCountTheirErrorOncePerAveragedUpdate)
+{
+    // 4-bit stochastic (unbiased) and sign (biased) for a 1M-parameter model.
+    RungProfile sign{125'000, 0.5};
+    sign.biased = true;
+    const std::vector<RungProfile> rungs = {{4'000'000, 0.0}, {500'000, 0.05}, sign};
+    auto measure = [&](size_t r) {
+        return rungs[r];
+    };
+    // 1 Mbit/s, one update averaged: 4-bit 1.05 x 7 s = 7.35, sign 1.5 x 4 s = 6: sign.
+    TimeInputs in = Inputs(1e6);
+    EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 2u);
+    // Ten averaged: sign's error stays while the noise and 4-bit's error fall tenfold, so
+    // sign costs (1 + 10 x 0.5) x 4 s = 24: 4-bit.
+    in.averagedUpdates = 10;
+    const TimeChoice choice = ChooseForTime(in, measure, {0, 2});
+    EXPECT_EQ(choice.rung, 1u);
+    EXPECT_DOUBLE_EQ(choice.multiplier, 1.05);
+    // The same error on an unbiased rung is not weighted.
+    std::vector<RungProfile> unbiased = rungs;
+    unbiased[2].biased = false;
+    EXPECT_EQ(ChooseForTime(in, [&](size_t r) { return unbiased[r]; }, {0, 2}).rung, 2u);
 }
 
 TEST(TimePolicyTest, RungsThatMissTheDeadlineAreChosenOnlyIfAllDo)
