@@ -311,8 +311,8 @@ class Codec
     /// common to every client's encoding (sign's one scale, the coordinates top_k and
     /// threshold drop, rounding to nearest) that does not shrink when a round averages the
     /// clients' updates; an unbiased codec's error (stochastic rounding, scaled random_k) is
-    /// independent across clients and does, and error feedback carries its error into later
-    /// rounds. The `time` policy weighs a biased rung's error by the updates a round averages
+    /// independent across clients and does. A wrapper (error feedback, DGC) is as its base.
+    /// The `time` policy weighs a biased rung's error by the updates a round averages
     /// (models/fl/time-policy.h).
     virtual bool BiasedError() const
     {

@@ -73,6 +73,12 @@ WrapperCodec::BringsAggregator() const
 }
 
 bool
+WrapperCodec::BiasedError() const
+{
+    return m_base->BiasedError();
+}
+
+bool
 WrapperCodec::HasRoundExchange() const
 {
     return m_base->HasRoundExchange();

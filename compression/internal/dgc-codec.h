@@ -121,6 +121,12 @@ class DgcCodec final
         return std::make_unique<DgcCodec>(*this);
     }
 
+    /// Its top-k selection is top_k's bias, delayed rather than lost (as error feedback).
+    bool BiasedError() const override
+    {
+        return true;
+    }
+
     /// This codec itself in mode step, nullptr in mode round.
     LocalStepState* StepState() override
     {

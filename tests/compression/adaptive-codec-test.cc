@@ -377,14 +377,14 @@ TEST(AdaptiveCodecTest, BadLaddersAreConfigErrors)
 TEST(AdaptiveCodecTest, TrialsSayWhichRungsAreBiased)
 {
     // Biased: the codec's expected decoding differs from its input, the same way for every
-    // client; unbiased: stochastic rounding, scaled random_k; error feedback carries its error.
+    // client; unbiased: stochastic rounding, scaled random_k; error feedback is its base's.
     const json spec = json::parse(R"({"type": "adaptive", "ladder": [
         {"type": "none"}, {"type": "quantization", "bits": 4},
         {"type": "quantization", "bits": 4, "stochastic": false},
         {"type": "random_k", "ratio": 0.1}, {"type": "random_k", "ratio": 0.1, "scale": false},
         {"type": "sign"}, {"type": "top_k", "ratio": 0.1}, {"type": "threshold", "threshold": 0.5},
         {"type": "error_feedback", "base": {"type": "top_k", "ratio": 0.1}}]})");
-    const std::vector<bool> biased = {false, false, true, false, true, true, true, true, false};
+    const std::vector<bool> biased = {false, false, true, false, true, true, true, true, true};
     auto codec = MakeCodec(spec, "compression.uplink");
     AdaptiveLadder* ladder = codec->Ladder();
     ASSERT_NE(ladder, nullptr);
