@@ -229,5 +229,34 @@ TEST(SecAggRound, AStageWaitsForItsTimeout)
     EXPECT_NEAR(w.host.ended[0].secaggS, 5.0, 1e-9); // the key stages' time, the timeout
 }
 
+TEST(SecAggRound, ARoundWithNobodyTakesItsTimeoutAndFails)
+{
+    SecAggWorld w(true);
+    // Every site leaves before advertising its keys: round 1 fails at once (nobody is left to
+    // wait for), round 2 has nobody to select and waits timeout_s, as an empty round without
+    // secure aggregation waits its deadline, instead of ending at once.
+    for (uint32_t c = 0; c < kClients; ++c)
+    {
+        w.Leave(c);
+    }
+    if (w.host.Armed(CoordinatorTimer::RoundClose))
+    {
+        w.host.Fire(CoordinatorTimer::RoundClose, *w.server);
+    }
+    ASSERT_EQ(w.host.ended.size(), 1u);
+    EXPECT_EQ(w.host.ended[0].secaggStatus, "failed_advertise_keys");
+    ASSERT_TRUE(w.host.Armed(CoordinatorTimer::SecAggStage));
+    const int64_t startedAt = w.host.now;
+    w.host.Fire(CoordinatorTimer::SecAggStage, *w.server);
+    if (w.host.Armed(CoordinatorTimer::RoundClose))
+    {
+        w.host.Fire(CoordinatorTimer::RoundClose, *w.server);
+    }
+    ASSERT_EQ(w.host.ended.size(), 2u);
+    EXPECT_EQ(w.host.ended[1].secaggStatus, "failed_advertise_keys");
+    EXPECT_EQ(w.host.ended[1].secaggFailure, "0 clients advertised keys, below the threshold 3");
+    EXPECT_GE(w.host.now - startedAt, 5'000);
+}
+
 } // namespace
 } // namespace fedran::test
