@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <map>
 #include <stdexcept>
 
@@ -405,6 +406,13 @@ FlExperiment::ConnectTraces(RunState& run, RoundObserver observer) const
         [&run, observer = std::move(observer)](const fedran::RoundRecord& record,
                                                const RunTotals& totals) {
             run.rounds.RoundEnded(run.join);
+            if (!record.secaggFailure.empty())
+            {
+                // Never silent: the row says failed_<stage>, run.json lists the rounds.
+                std::cerr << "fedran: round " << record.round << ": secure aggregation failed ("
+                          << record.secaggStatus << "): " << record.secaggFailure
+                          << "; the model is unchanged\n";
+            }
             if (observer)
             {
                 observer(record, totals);

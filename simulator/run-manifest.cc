@@ -190,6 +190,26 @@ WriteRunManifest(const std::string& outDir,
                 {"last_clip_norm", totals.lastClipNorm}};
         }
     }
+    if (config.secagg.Enabled())
+    {
+        const fedran::SecAggConfig& sa = config.secagg;
+        nlohmann::json failures = nlohmann::json::array();
+        for (const auto& [round, why] : totals.secaggFailures)
+        {
+            failures.push_back({{"round", round}, {"reason", why}});
+        }
+        manifest["secure_aggregation"] = {{"type", sa.type},
+                                          {"num_shares", sa.numShares},
+                                          {"threshold", sa.threshold},
+                                          {"field_bits", sa.fieldBits},
+                                          {"clipping_range", sa.clippingRange},
+                                          {"quantization_range", sa.quantizationRange},
+                                          {"max_weight", sa.maxWeight},
+                                          {"timeout_s", sa.timeoutS},
+                                          {"secagg_bytes", totals.secaggBytes},
+                                          {"secagg_s", totals.secaggS},
+                                          {"failed_rounds", failures}};
+    }
     manifest["files"] = {"rounds.csv", "clients.csv", "partition.csv"};
     if (!estimate.is_null())
     {

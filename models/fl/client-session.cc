@@ -38,6 +38,18 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     m_codecRng = Rng(m_task->seed, kClientCodecStreamBase + m_config.clientId);
     m_spreadRng = Rng(m_task->seed, kClientSpreadStreamBase + m_config.clientId);
     m_dpRng = Rng(m_task->seed, LocalDpStream(m_config.clientId));
+    if (m_task->secagg.Enabled())
+    {
+        m_secagg = std::make_unique<secagg::SecAggSite>(m_config.clientId,
+                                                        m_task->seed,
+                                                        m_task->uplinkCodec,
+                                                        m_task->dp);
+        if (!m_task->uplinkCodec.Empty() && m_task->uplinkCodec.Type() != "none" &&
+            m_task->uplinkCodec.Type() != "random_k")
+        {
+            m_secaggDecoder = MakeCodec(m_task->uplinkCodec);
+        }
+    }
     // No model copy yet: a site holds one only while it trains (or, with downlink_reference
     // client_view, from its connection on, since the server's frames are relative to it).
 }
@@ -124,6 +136,13 @@ ClientSession::Classify(const Frame& frame) const
     {
         return ServerFrameKind::CodecState;
     }
+    if (m_secagg && (frame.header.type == FrameType::SecAggSetup ||
+                     frame.header.type == FrameType::SecAggKeys ||
+                     frame.header.type == FrameType::SecAggShares ||
+                     frame.header.type == FrameType::SecAggUnmask))
+    {
+        return ServerFrameKind::SecAgg;
+    }
     if (m_task->selection.Traits().polls && frame.header.codec == m_codecs.ModelId())
     {
         if (frame.header.type == FrameType::LossPoll)
@@ -205,6 +224,65 @@ ClientSession::AcceptTrainStart(const Frame& frame)
                           0);
     }
     m_assignedLevel = frame.header.samples; // a level policy's level, as in a model frame
+}
+
+std::vector<uint8_t>
+ClientSession::AcceptSecAgg(const Frame& frame)
+{
+    const uint32_t round = frame.header.round;
+    FrameType answer = FrameType::SecAggAdvertiseKeys;
+    std::vector<uint8_t> payload;
+    switch (frame.header.type)
+    {
+        case FrameType::SecAggSetup:
+            payload = m_secagg->Setup(round, frame.payload);
+            break;
+        case FrameType::SecAggKeys:
+            answer = FrameType::SecAggShareKeys;
+            payload = m_secagg->Keys(round, frame.payload);
+            break;
+        case FrameType::SecAggShares:
+            m_secagg->Shares(round, frame.payload);
+            return {};
+        case FrameType::SecAggUnmask:
+            answer = FrameType::SecAggUnmaskShares;
+            payload = m_secagg->Unmask(round, frame.payload);
+            break;
+        default:
+            throw DecodeError("not a secure aggregation frame from the server", 0);
+    }
+    m_unacknowledged.push_back(0); // not an update: no measurement of the uplink
+    return EncodeFrame(
+        MakeFrameHeader(answer,
+                        0,
+                        round,
+                        m_config.clientId,
+                        static_cast<uint32_t>(m_task->partition[m_config.clientId].size())),
+        payload);
+}
+
+std::vector<float>
+ClientSession::SecAggInput(uint32_t round, std::vector<float> update, UpdateSentRecord& record)
+{
+    if (!m_secaggDecoder)
+    {
+        return update; // none, or random_k, which the protocol gathers from the whole update
+    }
+    // A dense codec composes through what the server would have decoded: encoded and decoded
+    // here, then quantized into the field (its bytes never travel).
+    const TensorLayout& layout = m_task->model->Layout();
+    std::vector<uint8_t> payload;
+    m_codecs.UpdateEncoder().Encode(layout, update, m_codecRng, payload);
+    if (m_device.profile)
+    {
+        record.encodeS =
+            m_codecs.UpdateEncoder().EncodeSeconds(*m_device.profile, layout, payload) /
+            m_device.speed / double(m_device.cores);
+    }
+    m_secaggDecoder->BeginRound(round);
+    std::vector<float> decoded(update.size());
+    m_secaggDecoder->DecodeUpdate(layout, payload, decoded);
+    return decoded;
 }
 
 double
@@ -307,7 +385,21 @@ ClientSession::TrainAndEncode(uint32_t round)
     EncodedUpdate encoded;
     std::vector<uint8_t> payload;
     m_codecs.UpdateEncoder().BeginRound(round);
-    if (m_task->training.pipelining.layerwise)
+    if (m_secagg && m_secagg->Masking(round))
+    {
+        if (dp.Central())
+        {
+            // DP with secure aggregation: the server never sees an update to clip, so the
+            // site clips its own (Flower's client-side fixed clipping); the server noises.
+            ClipAndNoise(result.update, dp.clipNorm, 0.0, m_dpRng);
+        }
+        const std::vector<float> input =
+            SecAggInput(round, std::move(result.update), encoded.record);
+        result.update.clear();
+        payload = m_secagg->MaskedInput(input, rows.size());
+        encoded.record.rawBytes = input.size() * sizeof(float);
+    }
+    else if (m_task->training.pipelining.layerwise)
     {
         const FrameHeader partHeader = MakeFrameHeader(FrameType::ClientUpdatePart,
                                                        m_codecs.UpdateEncoder().Id(),
@@ -374,7 +466,10 @@ ClientSession::TrainAndEncode(uint32_t round)
     }
     encoded.record.round = round;
     encoded.record.client = m_config.clientId;
-    encoded.record.rawBytes = result.update.size() * sizeof(float);
+    if (encoded.record.rawBytes == 0)
+    {
+        encoded.record.rawBytes = result.update.size() * sizeof(float);
+    }
     encoded.record.trainLoss = result.meanLoss;
     encoded.record.updateNorm = result.updateNorm;
     // The variance rule's own input where it has one (the start model's spread).

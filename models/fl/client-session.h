@@ -14,6 +14,7 @@
 #include "models/fl/layerwise-encoder.h"
 #include "models/fl/pipeline-plan.h"
 #include "models/fl/rate-controller.h"
+#include "models/fl/secagg/secagg-round.h"
 #include "models/fl/site-faults.h"
 #include "models/fl/site-training.h"
 #include "models/fl/trace-records.h"
@@ -53,6 +54,7 @@ enum class ServerFrameKind
     CodecState, ///< a two-exchange codec's state before the model, or its mid-round question
     LossPoll,   ///< pow-d: the model, and a request for the loss at it (AcceptModel decodes it)
     TrainStart, ///< pow-d: train from the model of this round's poll
+    SecAgg,     ///< privacy.secure_aggregation: a stage's message (AcceptSecAgg answers it)
     Unexpected, ///< not for this client, or not a frame a server sends
 };
 
@@ -102,6 +104,11 @@ class ClientSession
     /// pow-d: a TrainStart frame; the model to train from is the one its round's poll
     /// brought. Throws DecodeError when this client holds no model of that round.
     void AcceptTrainStart(const Frame& frame);
+
+    /// privacy.secure_aggregation: a Setup, Keys, Shares or Unmask frame; returns the answer's
+    /// frame (none for the Shares relay), a message the transport will acknowledge. Throws
+    /// DecodeError.
+    std::vector<uint8_t> AcceptSecAgg(const Frame& frame);
 
     /// Simulated compute time of one round's local training: the examples it processes
     /// (epochs x examples, or local steps x batch), which do not depend on its outcome.
@@ -186,6 +193,12 @@ class ClientSession
     /// the loss report if a level or selection policy needs one (`report`).
     void AppendReports(std::vector<uint8_t>& payload, std::optional<bool> unclipped, bool report);
 
+    /// privacy.secure_aggregation: the update as the uplink codec's decoder would have it
+    /// (the masked vector's input; the update itself without a codec).
+    std::vector<float> SecAggInput(uint32_t round,
+                                   std::vector<float> update,
+                                   UpdateSentRecord& record);
+
     ClientSessionConfig m_config;
     /// This client's device (task->clientCompute; no profile: coding takes no time).
     DeviceCompute m_device;
@@ -202,6 +215,10 @@ class ClientSession
     Rng m_spreadRng;     ///< an adaptive variance rule's minibatches (GradientSpread)
     /// privacy.dp local: this site's noise (LocalDpStream).
     Rng m_dpRng;
+    /// privacy.secure_aggregation: this site's side of the protocol (nullptr without), and the
+    /// uplink codec's decoder for a dense codec's update (nullptr without a codec).
+    std::unique_ptr<secagg::SecAggSite> m_secagg;
+    std::unique_ptr<Codec> m_secaggDecoder;
     /// privacy.dp.adaptive_clipping: the round's C, from the model frame.
     double m_clipNorm = 0.0;
     /// This client's copy of the global model: empty unless it is training (with

@@ -6,6 +6,7 @@
 #include "models/fl/byzantine-config.h"
 #include "models/fl/dp-config.h"
 #include "models/fl/rule-spec.h"
+#include "models/fl/secagg/secagg-config.h"
 #include "models/fl/selection-policy.h"
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
@@ -42,6 +43,10 @@ enum RngStream : uint64_t
     kClientSpreadStreamBase = 9ull << 32,  ///< + client id: GradientSpread's minibatches
     // 10 << 32 is server.selection's (kSelectionStream, selection-policy.h).
     kClientDpNoiseStreamBase = 11ull << 32, ///< + client id: privacy.dp local, a site's noise
+    /// + client id: privacy.secure_aggregation, a site's keys, seeds and stochastic rounding
+    kClientSecAggStreamBase = 12ull << 32,
+    /// + round: privacy.secure_aggregation, the round's neighbour graph and random_k support
+    kSecAggRoundStreamBase = 13ull << 32,
 };
 
 /**
@@ -78,6 +83,8 @@ struct FederatedTask
     RuleSpec robust;
     /// privacy.dp (mode empty: none).
     DpConfig dp;
+    /// privacy.secure_aggregation (type empty: none).
+    SecAggConfig secagg;
     /// server.selection: which idle clients a synchronous round selects; a policy that needs
     /// losses has every client append its training loss to its update (loss-report.h).
     SelectionSpec selection;

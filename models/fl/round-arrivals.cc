@@ -45,6 +45,10 @@ RoundCoordinator::OnFrame(const Frame& frame)
             }
             HandleReply(frame);
             return std::nullopt;
+        case FrameType::SecAggAdvertiseKeys:
+        case FrameType::SecAggShareKeys:
+        case FrameType::SecAggUnmaskShares:
+            return HandleSecAggFrame(frame);
         case FrameType::LossReply:
             if (!m_task->selection.Traits().polls || m_config.episodic)
             {
@@ -73,6 +77,11 @@ RoundCoordinator::HandleUpdate(const Frame& frame)
             NoteArrival(frame, {}, std::nan(""), false); // too short for its reports
         }
         DiscardLate(record);
+        return;
+    }
+    if (m_secagg)
+    {
+        HandleMaskedInput(frame, record);
         return;
     }
 

@@ -13,6 +13,16 @@ namespace fedran
 void
 RoundCoordinator::EndRound()
 {
+    if (m_secagg && m_secagg->Current() == secagg::Stage::Masked)
+    {
+        // The masked inputs are in (or the deadline passed): unmask before combining. The
+        // round ends when the unmasking does (round-secagg.cc).
+        CancelDeadline();
+        m_busy.insert(m_pending.begin(), m_pending.end());
+        m_pending.clear();
+        CloseSecAggStage();
+        return;
+    }
     // Whoever has not answered is late (past the deadline, or beyond the first
     // clientsPerRound); their update is discarded when it arrives.
     m_busy.insert(m_pending.begin(), m_pending.end());
@@ -27,11 +37,24 @@ RoundCoordinator::EndRound()
 
     // The server optimiser moves the model by the combined update (nothing moves without one).
     // A two-exchange round that ends in its first phase has no update.
-    const size_t combined = m_exchange ? m_exchange->Count() : m_state.rule->Count();
     RoundRecord record;
+    size_t combined = m_exchange ? m_exchange->Count() : m_state.rule->Count();
+    if (m_secagg)
+    {
+        // The unmasked mean (none when the aggregation failed).
+        combined = m_secagg->Result(m_state.combined);
+        record.secaggStatus = m_secagg->Status();
+        record.secaggFailure = m_secagg->Server().Failed() ? m_secagg->Failure() : "";
+        record.secaggBytes = m_secagg->Bytes();
+        record.secaggS = m_secagg->Seconds();
+    }
     if (combined > 0)
     {
-        if (m_exchange)
+        if (m_secagg)
+        {
+            // No per-site weights: the server never sees an update alone.
+        }
+        else if (m_exchange)
         {
             m_exchange->Result(m_state.combined);
         }
@@ -72,7 +95,7 @@ RoundCoordinator::EndRound()
         m_state.clip->EndRound();
     }
     record.startS = m_roundStartS;
-    record.selected = m_selected;
+    record.selected = m_secagg ? m_secaggCohort : m_selected;
     record.selectionScores = m_scores;
     record.participants = static_cast<uint32_t>(combined);
     record.testAccuracy = eval.accuracy;

@@ -48,6 +48,15 @@ RoundCoordinator::RoundCoordinator(CoordinatorConfig config,
         m_downlinkRungs = std::make_unique<control::DownlinkRungs>(
             control::ParseDownlinkConfig(downlink.Json(), downlink.Path()));
     }
+    if (!m_config.episodic && m_task->secagg.Enabled())
+    {
+        m_secagg = std::make_unique<secagg::SecAggRound>(m_task->secagg,
+                                                         m_task->uplinkCodec,
+                                                         m_task->dp,
+                                                         m_task->model->Layout().TotalSize(),
+                                                         m_task->seed,
+                                                         m_config.clientsPerRound);
+    }
     const CodecSpec& uplink = m_task->uplinkCodec;
     if (!m_config.episodic && !uplink.Empty() && control::IsLevelPolicy(uplink.Json()))
     {
@@ -84,6 +93,7 @@ RoundCoordinator::Stop()
         m_pollTimerArmed = false;
         m_host.CancelTimer(CoordinatorTimer::PollTimeout);
     }
+    CancelSecAggTimer();
 }
 
 bool
@@ -183,6 +193,10 @@ RoundCoordinator::OnTimer(CoordinatorTimer timer)
             m_pollTimerArmed = false;
             ClosePoll();
             break;
+        case CoordinatorTimer::SecAggStage:
+            m_secaggTimerArmed = false;
+            CloseSecAggStage();
+            break;
     }
 }
 
@@ -201,6 +215,11 @@ RoundCoordinator::RemoveClient(uint32_t client, UpdateFate fate, const std::stri
             ClosePoll();
         }
     }
+    if (m_secagg && m_secagg->Active())
+    {
+        // The stage stops waiting for it; in a key or unmask stage it may be complete now.
+        m_secagg->Server().Lost(client);
+    }
     if (m_pending.count(client))
     {
         UpdateArrivalRecord record;
@@ -210,6 +229,10 @@ RoundCoordinator::RemoveClient(uint32_t client, UpdateFate fate, const std::stri
         record.reason = why;
         m_host.UpdateArrived(record);
         SettleClient(client);
+    }
+    if (m_secagg && m_secagg->KeyOrUnmaskStage() && m_secagg->Server().Complete())
+    {
+        CloseSecAggStage();
     }
 }
 
@@ -291,6 +314,11 @@ RoundCoordinator::StartRound()
         StartPoll(std::move(candidates));
         return;
     }
+    if (m_secagg)
+    {
+        StartSecAgg(AdoptSelection(std::move(selection)));
+        return;
+    }
     LaunchRound(AdoptSelection(std::move(selection)));
 }
 
@@ -310,7 +338,11 @@ RoundCoordinator::LaunchRound(std::vector<uint32_t> selected)
     m_state.rule->Reset(m_state.global.size());
     m_added.clear();
     m_buckets.Clear(); // buckets of updates that never completed
-    m_host.RoundStarted(m_round, m_selected);
+    if (!m_secagg)
+    {
+        // With secure aggregation the round started with its Setup frames (StartSecAgg).
+        m_host.RoundStarted(m_round, m_selected);
+    }
     if (m_task->collusion && !m_config.episodic)
     {
         // Before any model frame: colluding attackers may ask as soon as theirs arrives.
@@ -394,7 +426,15 @@ RoundCoordinator::SendToClient(uint32_t client,
     {
         m_ledger[client].modelBytes = frame.size();
     }
-    m_host.FrameSent(m_round, client, frame.size(), label);
+    if (IsSecAggFrame(type))
+    {
+        // Secure aggregation's own traffic: rounds.csv secagg_bytes, not the model columns.
+        m_secagg->CountBytes(frame.size());
+    }
+    else
+    {
+        m_host.FrameSent(m_round, client, frame.size(), label);
+    }
     m_host.Send(client, std::move(frame));
 }
 

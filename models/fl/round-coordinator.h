@@ -14,6 +14,7 @@
 #include "models/fl/level-policy.h"
 #include "models/fl/local-dp.h"
 #include "models/fl/loss-poll.h"
+#include "models/fl/secagg/secagg-round.h"
 #include "models/fl/selection-policy.h"
 #include "models/fl/server-clock.h"
 #include "models/fl/server-coordinator.h"
@@ -135,6 +136,17 @@ class RoundCoordinator : public ServerCoordinator
     /// pow-d: every candidate has answered (or the timeout fired): keeps the highest.
     void ClosePoll();
     void EndRound();
+    /// privacy.secure_aggregation (round-secagg.cc): the round's cohort gets the Setup frame.
+    void StartSecAgg(std::vector<uint32_t> cohort);
+    /// A client's AdvertiseKeys, ShareKeys or UnmaskShares frame.
+    std::optional<std::string> HandleSecAggFrame(const Frame& frame);
+    /// The current stage has all its answers or timed out: the next stage's frames go out
+    /// (after ShareKeys: the relay and the models), or the round ends.
+    void CloseSecAggStage();
+    /// A masked input (the update frame of a round with secure aggregation).
+    void HandleMaskedInput(const Frame& frame, UpdateArrivalRecord& record);
+    void ArmSecAggTimer();
+    void CancelSecAggTimer();
     /// Two-exchange codecs: combines the first payloads and asks their senders for replies.
     void CloseFirstPhase();
     /// The selection policy's answer (server.selection) for this round's idle clients.
@@ -201,6 +213,11 @@ class RoundCoordinator : public ServerCoordinator
     std::unique_ptr<control::ServerLevelPolicy> m_levels;
     /// privacy.dp local: how often each site was selected (its own accountant's steps).
     SiteSelections m_dpSelections;
+    /// privacy.secure_aggregation's stages (nullptr without); the round's whole cohort (its
+    /// record's selected), m_selected holding those the models went to.
+    std::unique_ptr<secagg::SecAggRound> m_secagg;
+    std::vector<uint32_t> m_secaggCohort;
+    bool m_secaggTimerArmed = false;
     uint32_t m_episodeEnd = 0;                 ///< episodic: the episode's last round
     bool m_firstPhase = false;                 ///< two-exchange round waiting for first payloads
     std::vector<uint32_t> m_contributors;      ///< clients whose first payload was combined

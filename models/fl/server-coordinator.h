@@ -32,10 +32,11 @@ enum class CoordinatorTimer
     RoundClose,  ///< the server's aggregation and evaluation of the closed round are done
     PhaseClose,  ///< a two-exchange codec's server work between the phases is done
     PollTimeout, ///< power_of_choice pow-d: stop waiting for the candidates' losses
+    SecAggStage, ///< privacy.secure_aggregation: a key or unmask stage's timeout_s
 };
 
 /// How many CoordinatorTimer values there are (a host's table of armed timers).
-constexpr size_t kCoordinatorTimerCount = 5;
+constexpr size_t kCoordinatorTimerCount = 6;
 
 /// Everything the coordinator asks of the world around it.
 class CoordinatorHost

@@ -135,6 +135,13 @@ struct RoundRecord
     /// update, then evaluating the new model (endS includes both).
     double aggregateS = 0.0;
     double evaluateS = 0.0;
+    /// privacy.secure_aggregation: "ok" or "failed_<stage>" (empty without); the failure's
+    /// reason; the protocol's frames beyond the masked vectors, both ways (header included);
+    /// the seconds of its key and unmask stages.
+    std::string secaggStatus;
+    std::string secaggFailure;
+    uint64_t secaggBytes = 0;
+    double secaggS = 0.0;
 };
 
 } // namespace fedran

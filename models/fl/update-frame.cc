@@ -72,7 +72,9 @@ IsKnownType(uint8_t type)
            type == static_cast<uint8_t>(FrameType::ClientUpdatePart) ||
            type == static_cast<uint8_t>(FrameType::LossPoll) ||
            type == static_cast<uint8_t>(FrameType::LossReply) ||
-           type == static_cast<uint8_t>(FrameType::TrainStart);
+           type == static_cast<uint8_t>(FrameType::TrainStart) ||
+           (type >= static_cast<uint8_t>(FrameType::SecAggSetup) &&
+            type <= static_cast<uint8_t>(FrameType::SecAggUnmaskShares));
 }
 
 /// CRC-32 of header bytes 0..23 followed by the payload.

@@ -55,7 +55,23 @@ enum class FrameType : uint8_t
     /// server -> client: train from the model of this round's LossPoll (no payload; the
     /// header's sample field carries a level policy's level, as a GlobalModel frame's does)
     TrainStart = 9,
+    /// privacy.secure_aggregation (models/fl/secagg/secagg-messages.h has the payloads):
+    /// server -> client, the round's parameters; the client answers with its public keys
+    SecAggSetup = 10,
+    SecAggAdvertiseKeys = 11, ///< client -> server: its two public keys
+    SecAggKeys = 12,          ///< server -> client: its neighbours' public keys
+    SecAggShareKeys = 13,     ///< client -> server: a ciphertext of its shares per neighbour
+    SecAggShares = 14,        ///< server -> client: the ciphertexts its neighbours sent it
+    SecAggUnmask = 15,        ///< server -> client: the survivors and the dropped
+    SecAggUnmaskShares = 16,  ///< client -> server: the shares asked for
 };
+
+/// Whether a frame type belongs to secure aggregation's extra stages (rounds.csv secagg_bytes).
+constexpr bool
+IsSecAggFrame(FrameType type)
+{
+    return type >= FrameType::SecAggSetup && type <= FrameType::SecAggUnmaskShares;
+}
 
 /// Bytes before the codec payload of a ClientUpdatePart frame.
 constexpr size_t kPartPrefixSize = 16;

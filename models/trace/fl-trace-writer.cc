@@ -338,6 +338,16 @@ FlTraceWriter::WriteRoundRow(const RoundRecord& record,
     std::isnan(record.epsilon) ? m_rounds->AddEmpty() : m_rounds->AddSignificant(record.epsilon, 6);
     std::isnan(record.clipNorm) ? m_rounds->AddEmpty()
                                 : m_rounds->AddSignificant(record.clipNorm, 6);
+    if (record.secaggStatus.empty())
+    {
+        m_rounds->AddEmpty().AddEmpty().AddEmpty();
+    }
+    else
+    {
+        m_rounds->Add(record.secaggBytes);
+        AddTime(*m_rounds, record.secaggS);
+        m_rounds->Add(record.secaggStatus);
+    }
     m_rounds->EndRow();
 }
 

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace fedran
@@ -30,6 +32,11 @@ struct RunTotals
     /// local: the most-selected site's selections) and the clip norm the last round used.
     uint32_t privacySteps = 0;
     double lastClipNorm = std::numeric_limits<double>::quiet_NaN();
+    /// privacy.secure_aggregation: rounds.csv secagg_bytes and secagg_s summed, and the rounds
+    /// whose aggregation failed with the reason.
+    uint64_t secaggBytes = 0;
+    double secaggS = 0.0;
+    std::vector<std::pair<uint32_t, std::string>> secaggFailures;
 
     /// Wall-clock cost of the run (run.json "timing"; never in the traces, which stay
     /// byte-identical between runs).

@@ -9,6 +9,8 @@
 #include "models/learning/traffic-generator.h"
 #include "models/learning/traffic-windows.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -200,6 +202,33 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
     task->downlinkClientView = config.downlinkClientView;
     task->robust = config.server.robust;
     task->dp = config.dp;
+    task->secagg = config.secagg;
+    if (config.secagg.Enabled())
+    {
+        // The field must hold the sum of the weights without wrapping (the values' sum was
+        // checked with the scenario): the largest site's weight is known only now.
+        size_t largest = 0;
+        for (const std::vector<uint32_t>& rows : task->partition)
+        {
+            largest = std::max(largest, rows.size());
+        }
+        const double weights = double(config.server.clientsPerRound) *
+                               std::nearbyint(double(largest) / config.secagg.maxWeight *
+                                              double(config.secagg.quantizationRange));
+        if (!config.dp.Central() && config.secagg.fieldBits < 64 &&
+            weights >= std::ldexp(1.0, int(config.secagg.fieldBits)))
+        {
+            throw ScenarioError(
+                "privacy.secure_aggregation.field_bits: " +
+                std::to_string(config.secagg.fieldBits) + " bits cannot hold the sum of " +
+                std::to_string(config.server.clientsPerRound) + " weights of up to " +
+                std::to_string(largest) + " examples / max_weight " +
+                std::to_string(config.secagg.maxWeight) + " x quantization_range " +
+                std::to_string(config.secagg.quantizationRange) +
+                " without wrapping; raise field_bits or max_weight, or lower quantization_range "
+                "(docs/privacy.md)");
+        }
+    }
     task->selection = config.server.selection;
     task->clientsPerRound = config.server.clientsPerRound;
     task->serverCompute = config.server.compute;

@@ -103,6 +103,12 @@ void ReadAsync(const nlohmann::json& server,
 void ReadPrivacy(const nlohmann::json& scenario,
                  ScenarioConfig& config,
                  std::vector<std::string>& errors);
+/// privacy.secure_aggregation (after privacy.dp): its keys, and what cannot compose with
+/// masked sums (codecs with supports of their own, votes, robust rules, async, edge
+/// aggregators, over-selection, loss reports, adaptive links, layerwise buckets).
+void ReadSecureAggregation(const nlohmann::json& scenario,
+                           ScenarioConfig& config,
+                           std::vector<std::string>& errors);
 /// faults (config.groups and config.network.hubs already read): resolves group and hub names.
 void ReadFaults(const nlohmann::json& scenario,
                 ScenarioConfig& config,

@@ -261,6 +261,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     ReadFaults(scenario, config, errors);
     ReadEnergy(scenario, config, errors);
     ReadPrivacy(scenario, config, errors);
+    ReadSecureAggregation(scenario, config, errors);
     return config;
 }
 

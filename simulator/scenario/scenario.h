@@ -12,6 +12,7 @@
 #include "models/fl/energy-model.h"
 #include "models/fl/federated-task.h"
 #include "models/fl/rule-spec.h"
+#include "models/fl/secagg/secagg-config.h"
 #include "models/fl/selection-policy.h"
 #include "models/fl/staleness.h"
 #include "models/learning/client-sizes.h"
@@ -204,6 +205,8 @@ struct ScenarioConfig
 
     FaultsConfig faults;
     DpConfig dp; ///< privacy.dp (mode empty: none)
+    /// privacy.secure_aggregation (type empty: none).
+    SecAggConfig secagg;
 
     /// The whole scenario after overrides and defaults: what run.json records.
     nlohmann::json resolved;

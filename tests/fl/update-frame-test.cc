@@ -116,7 +116,7 @@ TEST(UpdateFrame, HeaderBuilderFillsEveryField)
 TEST(UpdateFrame, EncodeRejectsInvalidHeaders)
 {
     auto header = Header(FrameType::GlobalModel, 1, 1);
-    header.type = static_cast<FrameType>(10);
+    header.type = static_cast<FrameType>(99);
     EXPECT_THROW(EncodeFrame(header, {}), std::invalid_argument);
 }
 

@@ -347,6 +347,13 @@ FlStatsHelper::RoundEnded(const fedran::RoundRecord& record)
     m_totals.finalNrmse = record.testNrmse;
     m_totals.privacySteps = record.privacySteps;
     m_totals.lastClipNorm = record.clipNorm;
+    m_totals.secaggBytes += record.secaggBytes;
+    m_totals.secaggS += record.secaggS;
+    if (!record.secaggFailure.empty())
+    {
+        m_totals.secaggFailures.emplace_back(record.round,
+                                             record.secaggStatus + ": " + record.secaggFailure);
+    }
     m_totals.simTimeS = record.endS;
     m_totals.uplinkPayloadBytes += m_round.uplinkPayload;
     m_totals.downlinkPayloadBytes += m_round.downlinkPayload;

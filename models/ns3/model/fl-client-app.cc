@@ -301,6 +301,9 @@ FlClientApp::HandleFrame(Ptr<MessageChannel> channel,
         case fedran::ServerFrameKind::TrainStart:
             HandleTrainStart(channel, frame, receipt);
             break;
+        case fedran::ServerFrameKind::SecAgg:
+            HandleSecAgg(channel, frame);
+            break;
         case fedran::ServerFrameKind::Unexpected:
             HandleChannelError(channel, "unexpected frame from the server");
             break;
@@ -320,6 +323,25 @@ FlClientApp::HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& 
     catch (const fedran::DecodeError& e)
     {
         HandleChannelError(channel, std::string("cannot use the codec's message: ") + e.what());
+    }
+}
+
+void
+FlClientApp::HandleSecAgg(Ptr<MessageChannel> channel, const fedran::Frame& frame)
+{
+    // Secure aggregation's key and unmask stages: answered at once (the key generation and
+    // share computation are not charged to the site's compute clock).
+    try
+    {
+        std::vector<uint8_t> reply = m_session->AcceptSecAgg(frame);
+        if (!reply.empty())
+        {
+            m_channel->Send(std::move(reply));
+        }
+    }
+    catch (const fedran::DecodeError& e)
+    {
+        HandleChannelError(channel, std::string("secure aggregation: ") + e.what());
     }
 }
 

@@ -113,6 +113,8 @@ class FlClientApp : public Application
                            const fedran::Frame& frame,
                            const FrameReceipt& receipt);
     void HandleCodecState(Ptr<MessageChannel> channel, const fedran::Frame& frame);
+    /// privacy.secure_aggregation: a stage's message, answered at once.
+    void HandleSecAgg(Ptr<MessageChannel> channel, const fedran::Frame& frame);
     /// pow-d: decodes the polled model, evaluates its loss and answers after PollSeconds.
     void HandleLossPoll(Ptr<MessageChannel> channel,
                         const fedran::Frame& frame,
