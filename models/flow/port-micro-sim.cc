@@ -1,0 +1,767 @@
+#include "models/flow/port-micro-sim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fedran
+{
+
+namespace
+{
+
+/// x^(1/3) for x >= 0 by Newton's method in IEEE +, *, / only (this file is compiled with
+/// -ffp-contract=off), so that every host computes the same bits (libm's pow and cbrt may
+/// differ between builds; docs/architecture.md, "Determinism across instruction sets").
+double
+CubeRoot(double x)
+{
+    if (!(x > 0.0))
+    {
+        return 0.0;
+    }
+    double y = x < 1.0 ? 1.0 : x / 3.0;
+    for (int i = 0; i < 200; ++i)
+    {
+        const double next = (2.0 * y + x / (y * y)) / 3.0;
+        if (next == y)
+        {
+            break;
+        }
+        y = next;
+    }
+    return y;
+}
+
+} // namespace
+
+bool
+PortCanOverflow(double capacityBps,
+                uint32_t bufferPackets,
+                double rttS,
+                double feederBps,
+                uint64_t windowSegments,
+                const MicroTcpSettings& tcp)
+{
+    if (!(capacityBps > 0.0) || !(feederBps > capacityBps))
+    {
+        return false;
+    }
+    const double packetBits = (tcp.mss + tcp.headerBytes) * 8.0;
+    const double bdp = capacityBps * rttS / packetBits;
+    return static_cast<double>(windowSegments) > bufferPackets + bdp;
+}
+
+PortMicroSim::PortMicroSim(double capacityBps, uint32_t bufferPackets, const MicroTcpSettings& tcp)
+    : m_capacityBps(capacityBps)
+    , m_buffer(bufferPackets)
+    , m_tcp(tcp)
+{
+    if (!(capacityBps > 0.0))
+    {
+        throw std::invalid_argument("PortMicroSim: the port needs a capacity above 0");
+    }
+}
+
+uint32_t
+PortMicroSim::AddFeeder(double rateBps)
+{
+    Feeder feeder;
+    feeder.rateBps = rateBps;
+    m_feeders.push_back(std::move(feeder));
+    return static_cast<uint32_t>(m_feeders.size() - 1);
+}
+
+uint32_t
+PortMicroSim::AddFlow(const MicroFlowSpec& spec)
+{
+    if (spec.payloadBytes == 0 || spec.feeder >= m_feeders.size() || spec.startS < m_now)
+    {
+        throw std::invalid_argument("PortMicroSim: a flow needs bytes, a feeder and a start "
+                                    "no earlier than now");
+    }
+    Flow flow;
+    flow.spec = spec;
+    flow.segments = static_cast<uint32_t>((spec.payloadBytes + m_tcp.mss - 1) / m_tcp.mss);
+    flow.state.assign(flow.segments, Unsent);
+    flow.received.assign(flow.segments, 0);
+    flow.cwnd = std::max<uint32_t>(1, std::min(spec.cwnd, m_tcp.maxWindow));
+    const double base =
+        spec.srttS > 0.0 ? spec.srttS : spec.toPortS + spec.fromPortS + spec.ackDelayS;
+    // As after the handshake's one RTT sample (RttMeanDeviation: SRTT = R, RTTVAR = R / 2).
+    flow.srtt = base;
+    flow.rttvar = base / 2.0;
+    flow.rto =
+        std::max(flow.srtt + std::max(m_tcp.clockGranularityS, 4.0 * flow.rttvar), m_tcp.minRtoS);
+    m_flows.push_back(std::move(flow));
+    const uint32_t id = static_cast<uint32_t>(m_flows.size() - 1);
+    ++m_active;
+    Schedule(spec.startS, EventType::Start, id, 0, 0, 0.0);
+    return id;
+}
+
+void
+PortMicroSim::Schedule(double time,
+                       EventType type,
+                       uint32_t flow,
+                       uint32_t seg,
+                       int64_t extra,
+                       double stamp)
+{
+    m_events.push(Event{time, m_order++, type, flow, seg, extra, stamp});
+}
+
+void
+PortMicroSim::RunUntil(double timeS)
+{
+    while (!m_events.empty() && m_events.top().time <= timeS)
+    {
+        const Event e = m_events.top();
+        m_events.pop();
+        m_now = e.time;
+        Handle(e);
+    }
+    m_now = std::max(m_now, timeS);
+}
+
+std::optional<double>
+PortMicroSim::NextFinish() const
+{
+    for (const Flow& flow : m_flows)
+    {
+        if (flow.result.done && !flow.reported)
+        {
+            return flow.result.finishS;
+        }
+    }
+    if (m_active == 0)
+    {
+        return std::nullopt;
+    }
+    PortMicroSim ahead = *this;
+    while (!ahead.m_events.empty())
+    {
+        const Event e = ahead.m_events.top();
+        ahead.m_events.pop();
+        ahead.m_now = e.time;
+        const size_t before = ahead.m_active;
+        ahead.Handle(e);
+        if (ahead.m_active < before)
+        {
+            return ahead.m_now;
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<uint32_t>
+PortMicroSim::TakeFinished()
+{
+    std::vector<uint32_t> finished;
+    for (uint32_t f = 0; f < m_flows.size(); ++f)
+    {
+        Flow& flow = m_flows[f];
+        if (flow.result.done && !flow.reported && flow.result.finishS <= m_now)
+        {
+            flow.reported = true;
+            finished.push_back(f);
+        }
+    }
+    return finished;
+}
+
+void
+PortMicroSim::Handle(const Event& e)
+{
+    switch (e.type)
+    {
+        case EventType::Start:
+            StartFlow(e.flow);
+            break;
+        case EventType::FeederDone: {
+            Feeder& feeder = m_feeders[e.seg];
+            const Packet packet = feeder.queue[feeder.head++];
+            feeder.busy = false;
+            Schedule(m_now + m_flows[packet.flow].spec.toPortS,
+                     EventType::PortArrive,
+                     packet.flow,
+                     packet.seg,
+                     0,
+                     packet.stamp);
+            FeederNext(e.seg);
+            break;
+        }
+        case EventType::PortArrive:
+            if (!m_portBusy)
+            {
+                m_port.push_back(Packet{e.flow, e.seg, e.stamp});
+                PortNext();
+            }
+            else if (m_port.size() - m_portHead - 1 < m_buffer)
+            {
+                m_port.push_back(Packet{e.flow, e.seg, e.stamp});
+            }
+            else
+            {
+                ++m_drops; // drop-tail: the buffer is full
+            }
+            break;
+        case EventType::PortDone: {
+            const Packet packet = m_port[m_portHead++];
+            m_portBusy = false;
+            Schedule(m_now + m_flows[packet.flow].spec.fromPortS,
+                     EventType::Receive,
+                     packet.flow,
+                     packet.seg,
+                     0,
+                     packet.stamp);
+            PortNext();
+            break;
+        }
+        case EventType::Receive:
+            Receive(e.flow, e.seg, e.stamp);
+            break;
+        case EventType::DelAck:
+            if (m_flows[e.flow].delAckGen == static_cast<uint32_t>(e.extra) &&
+                m_flows[e.flow].delAckPending > 0)
+            {
+                SendAck(e.flow, -1);
+            }
+            break;
+        case EventType::Ack:
+            OnAck(e.flow, e.seg, e.extra, e.stamp);
+            break;
+        case EventType::Rto:
+            OnRto(e.flow, static_cast<uint32_t>(e.extra));
+            break;
+    }
+}
+
+uint64_t
+PortMicroSim::WireBytes(const Flow& flow, uint32_t seg) const
+{
+    const uint64_t offset = static_cast<uint64_t>(seg) * m_tcp.mss;
+    return std::min<uint64_t>(m_tcp.mss, flow.spec.payloadBytes - offset) + m_tcp.headerBytes;
+}
+
+void
+PortMicroSim::FeederNext(uint32_t id)
+{
+    Feeder& feeder = m_feeders[id];
+    if (feeder.busy || feeder.head >= feeder.queue.size())
+    {
+        if (feeder.head == feeder.queue.size())
+        {
+            feeder.queue.clear();
+            feeder.head = 0;
+        }
+        return;
+    }
+    const Packet& packet = feeder.queue[feeder.head];
+    const double bits = WireBytes(m_flows[packet.flow], packet.seg) * 8.0;
+    // A rate of 0 stands for a feeder faster than anything that matters (no serialisation).
+    const double serialise = feeder.rateBps > 0.0 ? bits / feeder.rateBps : 0.0;
+    feeder.busy = true;
+    Schedule(m_now + serialise, EventType::FeederDone, 0, id, 0, 0.0);
+}
+
+void
+PortMicroSim::PortNext()
+{
+    if (m_portBusy || m_portHead >= m_port.size())
+    {
+        if (m_portHead > 4096 && m_portHead * 2 > m_port.size())
+        {
+            m_port.erase(m_port.begin(), m_port.begin() + static_cast<std::ptrdiff_t>(m_portHead));
+            m_portHead = 0;
+        }
+        return;
+    }
+    const Packet& packet = m_port[m_portHead];
+    m_portBusy = true;
+    Schedule(m_now + WireBytes(m_flows[packet.flow], packet.seg) * 8.0 / m_capacityBps,
+             EventType::PortDone,
+             0,
+             0,
+             0,
+             0.0);
+}
+
+void
+PortMicroSim::StartFlow(uint32_t f)
+{
+    HystartReset(m_flows[f]);
+    m_flows[f].roundStart = -1; // ns-3 starts HyStart's first round at the first ACK
+    m_flows[f].endSeq = 0;
+    SendWhatTheWindowAllows(f);
+}
+
+void
+PortMicroSim::Transmit(uint32_t f, uint32_t seg)
+{
+    Flow& flow = m_flows[f];
+    if (flow.state[seg] == Lost)
+    {
+        --flow.lostCount;
+        ++flow.result.retransmissions;
+    }
+    flow.state[seg] = InFlight;
+    ++flow.pipe;
+    flow.result.wireBytes += WireBytes(flow, seg);
+    Feeder& feeder = m_feeders[flow.spec.feeder];
+    feeder.queue.push_back(Packet{f, seg, m_now});
+    FeederNext(flow.spec.feeder);
+    if (!flow.rtoArmed)
+    {
+        ArmRto(f);
+    }
+}
+
+void
+PortMicroSim::SendWhatTheWindowAllows(uint32_t f)
+{
+    Flow& flow = m_flows[f];
+    double window = flow.cwnd;
+    if (!m_tcp.sack && m_tcp.limitedTransmit && flow.ca == CaState::Open)
+    {
+        window += std::min<uint32_t>(flow.dupAcks, 2); // RFC 3042 without SACK's pipe
+    }
+    const uint32_t allowed = static_cast<uint32_t>(std::floor(window));
+    while (flow.pipe < allowed)
+    {
+        uint32_t seg = flow.segments;
+        if (flow.lostCount > 0)
+        {
+            for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
+            {
+                if (flow.state[s] == Lost)
+                {
+                    seg = s;
+                    break;
+                }
+            }
+        }
+        if (seg == flow.segments)
+        {
+            if (flow.nextNew >= flow.segments || flow.nextNew - flow.cumAck >= m_tcp.maxWindow)
+            {
+                break;
+            }
+            seg = flow.nextNew++;
+        }
+        Transmit(f, seg);
+    }
+}
+
+void
+PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
+{
+    Flow& flow = m_flows[f];
+    if (seg < flow.expected || flow.received[seg])
+    {
+        SendAck(f, -1); // a duplicate: ACK at once
+        return;
+    }
+    flow.received[seg] = 1;
+    flow.lastStamp = stamp;
+    if (seg != flow.expected)
+    {
+        ++flow.outOfOrder;
+        SendAck(f, seg); // out of order: a duplicate ACK with the segment SACKed
+        return;
+    }
+    uint32_t advanced = 0;
+    while (flow.expected < flow.segments && flow.received[flow.expected])
+    {
+        ++flow.expected;
+        ++advanced;
+    }
+    flow.outOfOrder -= advanced - 1;
+    if (flow.expected == flow.segments && !flow.result.done)
+    {
+        flow.result.done = true;
+        flow.result.finishS = m_now;
+        flow.result.cwndAtFinish = static_cast<uint32_t>(flow.cwnd);
+        --m_active;
+    }
+    if (flow.outOfOrder > 0 || advanced > 1)
+    {
+        SendAck(f, -1); // a gap remains or was just filled: ACK at once
+        return;
+    }
+    if (++flow.delAckPending >= m_tcp.delAckCount)
+    {
+        SendAck(f, -1);
+    }
+    else if (flow.delAckPending == 1)
+    {
+        Schedule(m_now + m_tcp.delAckTimeoutS, EventType::DelAck, f, 0, flow.delAckGen, 0.0);
+    }
+}
+
+void
+PortMicroSim::SendAck(uint32_t f, int64_t sackSeg)
+{
+    Flow& flow = m_flows[f];
+    flow.delAckPending = 0;
+    ++flow.delAckGen;
+    Schedule(m_now + flow.spec.ackDelayS,
+             EventType::Ack,
+             f,
+             flow.expected,
+             m_tcp.sack ? sackSeg : -1,
+             flow.lastStamp);
+}
+
+void
+PortMicroSim::ArmRto(uint32_t f)
+{
+    Flow& flow = m_flows[f];
+    ++flow.rtoGen;
+    flow.rtoArmed = true;
+    Schedule(m_now + flow.rto, EventType::Rto, f, 0, flow.rtoGen, 0.0);
+}
+
+void
+PortMicroSim::RttSample(Flow& flow, double rtt)
+{
+    const double diff = rtt - flow.srtt;
+    flow.srtt += 0.125 * diff;
+    flow.rttvar += 0.25 * (std::abs(diff) - flow.rttvar);
+    flow.rto = std::min(
+        m_tcp.maxRtoS,
+        std::max(flow.srtt + std::max(m_tcp.clockGranularityS, 4.0 * flow.rttvar), m_tcp.minRtoS));
+}
+
+void
+PortMicroSim::MarkLost(Flow& flow)
+{
+    // RFC 6675 IsLost: a segment with reTxThreshold SACKed segments above it. The highest
+    // SACKed segments are kept, so the threshold is the reTxThreshold-th highest of them; a
+    // segment sent again is not judged again (only the timeout finds it lost twice).
+    const uint32_t k = std::min<uint32_t>(3, std::max<uint32_t>(1, m_tcp.reTxThreshold));
+    if (flow.top3[k - 1] == 0)
+    {
+        return;
+    }
+    const uint32_t below = flow.top3[k - 1] - 1;
+    for (uint32_t s = std::max(flow.lostScan, flow.cumAck); s < below; ++s)
+    {
+        if (flow.state[s] == InFlight)
+        {
+            flow.state[s] = Lost;
+            --flow.pipe;
+            ++flow.lostCount;
+        }
+    }
+    flow.lostScan = std::max(flow.lostScan, below);
+}
+
+double
+PortMicroSim::SsThresh(Flow& flow)
+{
+    const uint32_t segCwnd = static_cast<uint32_t>(flow.cwnd);
+    if (m_tcp.congestion == MicroTcpSettings::Congestion::NewReno)
+    {
+        return std::max<uint32_t>(2, flow.pipe / 2);
+    }
+    if (segCwnd < flow.lastMaxCwnd && m_tcp.fastConvergence)
+    {
+        flow.lastMaxCwnd = static_cast<uint32_t>(segCwnd * (1.0 + m_tcp.cubicBeta) / 2.0);
+    }
+    else
+    {
+        flow.lastMaxCwnd = segCwnd;
+    }
+    flow.epochStart = -1;
+    return std::max<uint32_t>(static_cast<uint32_t>(segCwnd * m_tcp.cubicBeta), 2);
+}
+
+void
+PortMicroSim::EnterRecovery(uint32_t f)
+{
+    Flow& flow = m_flows[f];
+    flow.ca = CaState::Recovery;
+    flow.recoveryPoint = flow.nextNew;
+    ++flow.result.fastRecoveries;
+    if (flow.lostCount == 0 && flow.state[flow.cumAck] == InFlight)
+    {
+        flow.state[flow.cumAck] = Lost; // three duplicate ACKs name the first hole
+        --flow.pipe;
+        ++flow.lostCount;
+    }
+    flow.ssthresh = SsThresh(flow);
+    flow.cwnd = flow.ssthresh;
+    flow.cwndCnt = 0;
+    // Fast retransmit: the first lost segment goes at once, whatever the pipe.
+    for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
+    {
+        if (flow.state[s] == Lost)
+        {
+            Transmit(f, s);
+            break;
+        }
+    }
+}
+
+void
+PortMicroSim::HystartReset(Flow& flow)
+{
+    flow.roundStart = m_now;
+    flow.lastAckTime = m_now;
+    flow.endSeq = flow.nextNew;
+    flow.currRtt = -1;
+    flow.sampleCnt = 0;
+}
+
+uint32_t
+PortMicroSim::CubicCount(Flow& flow)
+{
+    const uint32_t segCwnd = static_cast<uint32_t>(flow.cwnd);
+    if (flow.epochStart < 0)
+    {
+        flow.epochStart = m_now;
+        if (flow.lastMaxCwnd <= segCwnd)
+        {
+            flow.bicK = 0.0;
+            flow.originPoint = segCwnd;
+        }
+        else
+        {
+            flow.bicK = CubeRoot((flow.lastMaxCwnd - segCwnd) / m_tcp.cubicC);
+            flow.originPoint = flow.lastMaxCwnd;
+        }
+    }
+    const double t = m_now + std::max(0.0, flow.delayMin) - flow.epochStart;
+    const double offs = t < flow.bicK ? flow.bicK - t : t - flow.bicK;
+    const double delta = std::min(1e9, m_tcp.cubicC * offs * offs * offs);
+    const uint32_t d = static_cast<uint32_t>(delta);
+    const uint32_t origin = static_cast<uint32_t>(flow.originPoint);
+    const uint32_t target = t < flow.bicK ? (d < origin ? origin - d : 0) : origin + d;
+    uint32_t cnt = target > segCwnd ? segCwnd / (target - segCwnd) : 100 * segCwnd;
+    if (flow.lastMaxCwnd == 0 && cnt > m_tcp.cntClamp)
+    {
+        cnt = m_tcp.cntClamp;
+    }
+    return std::max<uint32_t>(cnt, 2);
+}
+
+void
+PortMicroSim::IncreaseWindow(Flow& flow, uint32_t acked)
+{
+    if (m_tcp.congestion == MicroTcpSettings::Congestion::NewReno)
+    {
+        if (flow.cwnd < flow.ssthresh && acked >= 1)
+        {
+            flow.cwnd += 1.0;
+            --acked;
+        }
+        if (flow.cwnd >= flow.ssthresh && acked > 0)
+        {
+            flow.cwnd += std::max(1.0 / m_tcp.mss, 1.0 / flow.cwnd);
+        }
+        flow.cwnd = std::min<double>(flow.cwnd, m_tcp.maxWindow);
+        return;
+    }
+    if (flow.cwnd < flow.ssthresh)
+    {
+        if (m_tcp.hystart && flow.cumAck > flow.endSeq)
+        {
+            HystartReset(flow);
+        }
+        flow.cwnd += acked; // byte counting in slow start, as ns-3.37's TcpCubic
+        acked = 0;
+    }
+    if (flow.cwnd >= flow.ssthresh && acked > 0)
+    {
+        flow.cwndCnt += acked;
+        const uint32_t cnt = CubicCount(flow);
+        if (flow.cwndCnt >= cnt)
+        {
+            flow.cwnd += 1.0;
+            flow.cwndCnt -= cnt;
+        }
+    }
+    flow.cwnd = std::min<double>(flow.cwnd, m_tcp.maxWindow);
+}
+
+void
+PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
+{
+    Flow& flow = m_flows[f];
+    if (flow.cumAck >= flow.segments)
+    {
+        return; // everything acknowledged: the sender is done
+    }
+    if (sackSeg >= static_cast<int64_t>(cum) && sackSeg < static_cast<int64_t>(flow.segments))
+    {
+        const uint32_t s = static_cast<uint32_t>(sackSeg);
+        if (flow.state[s] == InFlight || flow.state[s] == Lost)
+        {
+            if (flow.state[s] == InFlight)
+            {
+                --flow.pipe;
+            }
+            else
+            {
+                --flow.lostCount;
+            }
+            flow.state[s] = Sacked;
+            // Keep the three highest SACKed segments (stored + 1).
+            uint32_t v = s + 1;
+            for (uint32_t& top : flow.top3)
+            {
+                if (v > top)
+                {
+                    std::swap(v, top);
+                }
+            }
+        }
+    }
+    if (cum > flow.cumAck)
+    {
+        const uint32_t acked = cum - flow.cumAck;
+        for (uint32_t s = flow.cumAck; s < cum; ++s)
+        {
+            if (flow.state[s] == InFlight)
+            {
+                --flow.pipe;
+            }
+            else if (flow.state[s] == Lost)
+            {
+                --flow.lostCount;
+            }
+            flow.state[s] = Acked;
+        }
+        flow.cumAck = cum;
+        flow.dupAcks = 0;
+        // Timestamps give a sample per ACK; a new ACK also resets the backoff.
+        const double rtt = m_now - stamp;
+        RttSample(flow, rtt);
+        if (m_tcp.congestion == MicroTcpSettings::Congestion::Cubic &&
+            !(flow.epochStart >= 0 && m_now - flow.epochStart < m_tcp.cubicDeltaS))
+        {
+            if (flow.delayMin < 0 || flow.delayMin > rtt)
+            {
+                flow.delayMin = rtt;
+            }
+            if (m_tcp.hystart && !flow.found && flow.cwnd <= flow.ssthresh &&
+                flow.cwnd >= m_tcp.hystartLowWindow)
+            {
+                if (m_now - flow.lastAckTime <= m_tcp.hystartAckDeltaS)
+                {
+                    flow.lastAckTime = m_now;
+                    if (m_now - flow.roundStart > flow.delayMin)
+                    {
+                        flow.found = true; // an ACK train as long as the minimum RTT
+                    }
+                }
+                if (flow.sampleCnt < m_tcp.hystartMinSamples)
+                {
+                    if (flow.currRtt < 0 || flow.currRtt > rtt)
+                    {
+                        flow.currRtt = rtt;
+                    }
+                    ++flow.sampleCnt;
+                }
+                else if (flow.currRtt > flow.delayMin + std::clamp(flow.delayMin,
+                                                                   m_tcp.hystartDelayMinS,
+                                                                   m_tcp.hystartDelayMaxS))
+                {
+                    flow.found = true; // the queue doubled the RTT
+                }
+                if (flow.found)
+                {
+                    flow.ssthresh = flow.cwnd;
+                }
+            }
+        }
+        if (flow.cumAck >= flow.segments)
+        {
+            flow.rtoArmed = false;
+            ++flow.rtoGen;
+            return;
+        }
+        ArmRto(f);
+        if (flow.ca != CaState::Open && flow.cumAck >= flow.recoveryPoint)
+        {
+            if (flow.ca == CaState::Recovery)
+            {
+                flow.cwnd = flow.ssthresh;
+            }
+            flow.ca = CaState::Open;
+        }
+        else if (flow.ca == CaState::Recovery)
+        {
+            // A partial ACK: the next hole is lost too (NewReno, RFC 6582).
+            if (flow.state[flow.cumAck] == InFlight && flow.lostCount == 0 && !m_tcp.sack)
+            {
+                flow.state[flow.cumAck] = Lost;
+                --flow.pipe;
+                ++flow.lostCount;
+            }
+        }
+        if (flow.ca != CaState::Recovery)
+        {
+            IncreaseWindow(flow, acked);
+        }
+    }
+    else if (flow.cumAck < flow.nextNew)
+    {
+        ++flow.dupAcks;
+    }
+    if (m_tcp.sack)
+    {
+        MarkLost(flow);
+    }
+    if (flow.ca == CaState::Open && (flow.dupAcks >= m_tcp.reTxThreshold || flow.lostCount > 0))
+    {
+        EnterRecovery(f);
+    }
+    SendWhatTheWindowAllows(f);
+}
+
+void
+PortMicroSim::OnRto(uint32_t f, uint32_t gen)
+{
+    Flow& flow = m_flows[f];
+    if (!flow.rtoArmed || gen != flow.rtoGen || flow.cumAck >= flow.segments)
+    {
+        return;
+    }
+    ++flow.result.timeouts;
+    if (flow.ca != CaState::Loss)
+    {
+        flow.ssthresh = SsThresh(flow);
+    }
+    flow.ca = CaState::Loss;
+    flow.recoveryPoint = flow.nextNew;
+    flow.cwnd = 1.0;
+    flow.cwndCnt = 0;
+    flow.dupAcks = 0;
+    // Everything not SACKed is lost, retransmissions included (RFC 6675 section 5.1).
+    for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
+    {
+        if (flow.state[s] == InFlight)
+        {
+            flow.state[s] = Lost;
+            ++flow.lostCount;
+        }
+    }
+    flow.pipe = 0;
+    flow.lostScan = flow.nextNew;
+    if (m_tcp.congestion == MicroTcpSettings::Congestion::Cubic)
+    {
+        flow.lastMaxCwnd = 0;
+        flow.originPoint = 0;
+        flow.bicK = 0;
+        flow.delayMin = -1;
+        flow.found = false;
+        HystartReset(flow);
+    }
+    flow.rto = std::min(m_tcp.maxRtoS, flow.rto * 2.0);
+    flow.rtoArmed = false;
+    SendWhatTheWindowAllows(f);
+}
+
+} // namespace fedran
