@@ -276,6 +276,7 @@ class PortMicroSim
     void IncreaseWindow(Flow& flow, uint32_t acked);
     uint32_t CubicCount(Flow& flow);
     void HystartReset(Flow& flow);
+    void PktsAcked(Flow& flow, double rtt);
     uint64_t WireBytes(const Flow& flow, uint32_t seg) const;
 
     double m_capacityBps;
