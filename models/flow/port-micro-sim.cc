@@ -279,6 +279,10 @@ PortMicroSim::Transmit(uint32_t f, uint32_t seg)
     }
     flow.state[seg] = InFlight;
     ++flow.pipe;
+    if (flow.ca == CaState::Recovery)
+    {
+        ++flow.prrOut;
+    }
     flow.result.wireBytes += WireBytes(flow, seg);
     Feeder& feeder = m_feeders[flow.spec.feeder];
     feeder.queue.push_back(Packet{f, seg, m_now});
@@ -434,6 +438,9 @@ PortMicroSim::EnterRecovery(uint32_t f)
     flow.ssthresh = SsThresh(flow);
     flow.cwnd = flow.ssthresh;
     flow.cwndCnt = 0;
+    flow.prrDelivered = 0;
+    flow.prrOut = 0;
+    flow.recoverFs = flow.nextNew - flow.cumAck;
     // Fast retransmit: the first lost segment goes at once, whatever the pipe.
     for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
     {
@@ -453,11 +460,13 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
     {
         return; // everything acknowledged: the sender is done
     }
+    uint32_t delivered = 0; // segments this ACK reports delivered for the first time (PRR)
     if (sackSeg >= static_cast<int64_t>(cum) && sackSeg < static_cast<int64_t>(flow.segments))
     {
         const uint32_t s = static_cast<uint32_t>(sackSeg);
         if (flow.state[s] == InFlight || flow.state[s] == Lost)
         {
+            ++delivered;
             if (flow.state[s] == InFlight)
             {
                 --flow.pipe;
@@ -483,6 +492,7 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
         const uint32_t acked = cum - flow.cumAck;
         for (uint32_t s = flow.cumAck; s < cum; ++s)
         {
+            delivered += flow.state[s] != Sacked ? 1 : 0;
             if (flow.state[s] == InFlight)
             {
                 --flow.pipe;
@@ -540,6 +550,29 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
     if (flow.ca == CaState::Open && (flow.dupAcks >= m_tcp.reTxThreshold || flow.lostCount > 0))
     {
         EnterRecovery(f);
+    }
+    if (flow.ca == CaState::Recovery)
+    {
+        // Proportional rate reduction (RFC 6937 with slow-start reduction bound, ns-3.37's
+        // TcpPrrRecovery default): while the pipe is above ssthresh send ssthresh/RecoverFS
+        // of what is delivered; below it, catch up by at most one segment more per ACK.
+        flow.prrDelivered += delivered;
+        int64_t sndcnt = 0;
+        if (flow.pipe > flow.ssthresh)
+        {
+            sndcnt = static_cast<int64_t>(std::ceil(flow.prrDelivered * flow.ssthresh /
+                                                    std::max(1.0, flow.recoverFs))) -
+                     flow.prrOut;
+        }
+        else
+        {
+            const int64_t limit =
+                std::max<int64_t>(static_cast<int64_t>(flow.prrDelivered) - flow.prrOut,
+                                  delivered) +
+                1;
+            sndcnt = std::min<int64_t>(static_cast<int64_t>(flow.ssthresh) - flow.pipe, limit);
+        }
+        flow.cwnd = flow.pipe + static_cast<double>(std::max<int64_t>(0, sndcnt));
     }
     SendWhatTheWindowAllows(f);
 }

@@ -11,9 +11,9 @@
 //   slow start, HyStart's ACK-train and delay exits, the cubic window in congestion
 //   avoidance, beta 0.7, fast convergence) or NewReno (one segment per ACK, then 1/cwnd);
 // - loss detection by 3 duplicate ACKs or 3 SACKed segments above a hole (RFC 6675), with
-//   limited transmit (RFC 3042); recovery sends while the pipe is below ssthresh (the steady
-//   state of PRR) and ends when the recovery point is acknowledged; a retransmission that is
-//   lost again is found only by the timeout;
+//   limited transmit (RFC 3042); proportional rate reduction during recovery (RFC 6937 with
+//   the slow-start reduction bound, ns-3.37's TcpPrrRecovery), which ends when the recovery
+//   point is acknowledged; a retransmission that is lost again is found only by the timeout;
 // - the retransmission timeout RTO = max(SRTT + max(G, 4 RTTVAR), MinRto) (RFC 6298 with
 //   ns-3's RttMeanDeviation, alpha 1/8, beta 1/4), doubled per consecutive timeout and reset
 //   by a new acknowledgement; a timeout sets cwnd to one segment and marks every unSACKed
@@ -225,6 +225,9 @@ class PortMicroSim
         double ssthresh = 1e18;
         CaState ca = CaState::Open;
         uint32_t recoveryPoint = 0;
+        uint32_t prrDelivered = 0; ///< PRR: segments delivered since recovery began
+        int64_t prrOut = 0;        ///< PRR: segments sent since recovery began
+        double recoverFs = 0;      ///< PRR: segments outstanding when recovery began
         double srtt = 0, rttvar = 0, rto = 1.0;
         uint32_t rtoGen = 0;
         bool rtoArmed = false;
