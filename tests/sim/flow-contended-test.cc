@@ -107,7 +107,7 @@ MakeCase(const std::string& name)
     const json site = {{"type", "p2p"}, {"rate", "100Mbps"}, {"delay", "2ms"}};
     if (name == "mlp_contended")
     {
-        return {name, MlpCase(20, site, "100Mbps", "5ms"), 0.15};
+        return {name, MlpCase(20, site, "100Mbps", "5ms"), 0.20};
     }
     if (name == "hub_30")
     {
@@ -122,7 +122,7 @@ MakeCase(const std::string& name)
     }
     json s = MlpCase(10, site, "100Mbps", "5ms");
     s["network"]["core"]["queue"] = {{"discipline", "fifo"}, {"packets", 20}};
-    return {name, s, 0.20};
+    return {name, s, 0.15};
 }
 
 TEST_P(FlowContended, SlowRoundDurationsAgainstPacketLevel)
