@@ -192,6 +192,7 @@ FlowNetwork::Start(const Path& path,
     transfer.done = std::move(done);
     transfer.rtt = rtt;
     transfer.cwnd = cwnd;
+    transfer.startCwnd = *cwnd;
     for (uint32_t l : path)
     {
         ++m_starting[FluidLink(l, direction)];
@@ -253,7 +254,7 @@ FlowNetwork::Enter(uint64_t handle)
             {
                 --m_starting[FluidLink(k, transfer.direction)];
             }
-            JoinEpisode(f, handle, transfer.payloadBytes);
+            JoinEpisode(f, handle, transfer.payloadBytes, transfer.startCwnd);
             return;
         }
     }

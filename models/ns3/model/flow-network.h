@@ -94,6 +94,7 @@ class FlowNetwork : public TransportLinkCounters
         DoneCallback done;
         double rtt = 0.0;
         uint64_t* cwnd = nullptr; ///< the connection's window, set when slow start is known
+        uint64_t startCwnd = 0;   ///< the window when the transfer started
         EventId enter;            ///< the end of slow start's idle time
         bool inFluid = false;
         fedran::FluidNetwork::FlowId flow = 0;
@@ -129,7 +130,7 @@ class FlowNetwork : public TransportLinkCounters
     uint32_t FirstHop(const Transfer& transfer) const;
     double FeedRate(const Transfer& transfer, uint32_t port) const;
     void RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64_t>& rest);
-    void JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes);
+    void JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, uint64_t cwnd);
     void StepEpisode(uint32_t port);
     void ScheduleEpisode(uint32_t port);
     double Now() const;

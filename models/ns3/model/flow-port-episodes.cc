@@ -122,7 +122,7 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
                 {
                     --m_starting[FluidLink(k, t.direction)];
                 }
-                JoinEpisode(f, handle, t.payloadBytes);
+                JoinEpisode(f, handle, t.payloadBytes, t.startCwnd);
                 joined = true;
                 break;
             }
@@ -226,7 +226,15 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
             t.inFluid = false;
             const uint64_t left = static_cast<uint64_t>(
                 std::ceil(remaining / std::max(1.0, t.wireBits) * t.payloadBytes));
-            JoinEpisode(static_cast<uint32_t>(port), handle, std::max<uint64_t>(1, left));
+            // The window it reached: slow start adds a segment per segment acknowledged, from
+            // the window it started with (*t.cwnd already holds the one at its end).
+            const uint64_t sentSegments = static_cast<uint64_t>(
+                std::floor(sent / std::max(1.0, t.wireBits) *
+                           static_cast<double>(fedran::Segments(t.payloadBytes, m_tcp))));
+            JoinEpisode(static_cast<uint32_t>(port),
+                        handle,
+                        std::max<uint64_t>(1, left),
+                        t.startCwnd + sentSegments);
             ScheduleResolve();
             continue;
         }
@@ -237,13 +245,13 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
             --m_starting[FluidLink(l, t.direction)];
         }
         pending.erase(handle);
-        JoinEpisode(static_cast<uint32_t>(port), handle, t.payloadBytes);
+        JoinEpisode(static_cast<uint32_t>(port), handle, t.payloadBytes, t.startCwnd);
     }
     rest.assign(pending.begin(), pending.end());
 }
 
 void
-FlowNetwork::JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes)
+FlowNetwork::JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, uint64_t cwnd)
 {
     Episode& episode = m_episodes.at(port);
     Transfer& t = m_transfers.at(handle);
@@ -291,7 +299,7 @@ FlowNetwork::JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes)
         feeder = episode.feederOf.emplace(first, episode.sim->AddFeeder(FeedRate(t, port))).first;
     }
     spec.feeder = feeder->second;
-    spec.cwnd = static_cast<uint32_t>(std::min<uint64_t>(*t.cwnd, m_micro.maxWindow));
+    spec.cwnd = static_cast<uint32_t>(std::clamp<uint64_t>(cwnd, 1, m_micro.maxWindow));
     spec.srttS = t.rtt;
     const uint32_t id = episode.sim->AddFlow(spec);
     episode.handles.resize(id + 1, 0);
