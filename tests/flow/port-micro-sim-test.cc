@@ -89,7 +89,7 @@ TEST(PortMicroSim, ThreeDuplicateAcksRecoverWithoutATimeout)
     EXPECT_LT(sim.Result(id).finishS, 0.5);
 }
 
-TEST(PortMicroSim, AloneWithADeepBufferMatchesTheSlowStartModel)
+TEST(PortMicroSim, AloneWithADeepBufferMatchesTheFlowModel)
 {
     // No loss: the micro-simulation and the flow model's slow start + serialisation agree.
     // 0.8 MB over a 100 Mbit/s port, 14 ms of propagation, the feeder as fast as the port.
