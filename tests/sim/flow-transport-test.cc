@@ -12,6 +12,7 @@
 #include <ns3/inet-socket-address.h>
 #include <ns3/simulator.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace
@@ -134,6 +135,8 @@ TEST(FlowTransport, UploadsSharingAHopFinishTogetherAtItsFairShare)
     // 10 clients of 100 Mbit/s behind a 100 Mbit/s core: each gets 10 Mbit/s. The core queue
     // holds the ten slow starts (with the default 100 packets they overflow it together and
     // some uploads wait out ns-3's 1 s minimum retransmission timeout: docs/flow-validation.md).
+    // The windows could overflow even 1000 packets, so the flow transport runs the port's
+    // micro-simulation: no loss, and the FIFO serves the uploads a few ms apart, as in ns-3.
     fedran::ScenarioConfig config =
         fedran::test::OneClientConfig("100Mbps", 0.005, "100Mbps", 0.001);
     config.groups[0].count = 10;
@@ -150,7 +153,7 @@ TEST(FlowTransport, UploadsSharingAHopFinishTogetherAtItsFairShare)
         ASSERT_GE(packets.arrivedAt[i], 0.0);
         last = std::max(last, flow.arrivedAt[i]);
         lastPacket = std::max(lastPacket, packets.arrivedAt[i]);
-        EXPECT_NEAR(flow.arrivedAt[i], flow.arrivedAt[0], 1e-9); // the same share throughout
+        EXPECT_NEAR(flow.arrivedAt[i], flow.arrivedAt[0], 0.1 * flow.arrivedAt[0]);
     }
     // All ten together move 10 x wire bits at the core's rate.
     EXPECT_GT(last, 10 * wire / 100e6);
@@ -159,6 +162,44 @@ TEST(FlowTransport, UploadsSharingAHopFinishTogetherAtItsFairShare)
                 last,
                 lastPacket);
     EXPECT_NEAR(last, lastPacket, 0.10 * lastPacket);
+}
+
+TEST(FlowTransport, UploadsOverflowingTheCoreFifoGetPacketLevelTails)
+{
+    // The contended case of docs/flow-validation.md in its simplest form: 20 uploads of
+    // 0.8 MB from 100 Mbit/s sites through a 100 Mbit/s core with its default 100-packet
+    // FIFO, all starting together. The fair share alone would end every upload at 16 MB /
+    // 100 Mbit/s (1.33 s + slow start); ns-3 loses packets, some uploads recover late or wait
+    // out a 1 s RTO, and the last ends well after that. The flow transport simulates that
+    // port packet by packet (models/flow/port-micro-sim.h): its slowest and fastest uploads
+    // bracket the fair share as ns-3's do.
+    fedran::ScenarioConfig config =
+        fedran::test::OneClientConfig("100Mbps", 0.002, "100Mbps", 0.005);
+    config.groups[0].count = 20;
+    Uploads flow("flow", config, 800000);
+    Uploads packets("tcp", config, 800000);
+    const double floor = 20 * fedran::DataWireBytes(flow.frameBytes, {}) * 8.0 / 100e6;
+    auto range = [](const std::vector<double>& v) {
+        return std::make_pair(*std::min_element(v.begin(), v.end()),
+                              *std::max_element(v.begin(), v.end()));
+    };
+    const auto [flowFirst, flowLast] = range(flow.arrivedAt);
+    const auto [packetFirst, packetLast] = range(packets.arrivedAt);
+    std::printf("20 uploads through a 100-packet FIFO: flow %.3f-%.3f s, packet %.3f-%.3f s, "
+                "fair share %.3f s\n",
+                flowFirst,
+                flowLast,
+                packetFirst,
+                packetLast,
+                floor);
+    ASSERT_GT(flowFirst, 0.0);
+    ASSERT_GT(packetFirst, 0.0);
+    EXPECT_LT(flowFirst, floor);
+    EXPECT_GT(flowLast, floor + 0.2);
+    EXPECT_LT(packetFirst, floor);
+    EXPECT_GT(packetLast, floor + 0.2);
+    // Issue 33's target for the slowest upload: within 15% (measured 1.708 against 1.935 s).
+    EXPECT_NEAR(flowLast, packetLast, 0.15 * packetLast);
 }
 
 TEST(FlowTransport, SameSeedGivesByteIdenticalTraces)

@@ -137,8 +137,15 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
         m_spec.coreRateBps);
     m_serverAddress = serverAddress;
     SetDefaultRoute(coreDevices.Get(0), routerCoreAddress);
-    m_transportLinks.push_back(
-        {m_router.Get(0)->GetId(), m_server.Get(0)->GetId(), m_coreLink.get(), nullptr});
+    // The core port: the FIFO discipline plus the device's one-packet queue; the server's
+    // side is an end host's queue.
+    m_transportLinks.push_back({m_router.Get(0)->GetId(),
+                                m_server.Get(0)->GetId(),
+                                m_coreLink.get(),
+                                nullptr,
+                                m_spec.coreQueue == "fifo" ? m_spec.coreQueuePackets + 1 : 0,
+                                0});
+    const uint32_t routerFifo = m_spec.routerQueue == "fifo" ? m_spec.routerQueuePackets : 0;
 
     std::vector<int32_t> clientHub;
     for (const BackhaulSpec::Client& client : clients)
@@ -167,10 +174,14 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
         const NetDeviceContainer& devices = installed.GetDevices();
         m_clientDevices.push_back(devices.Get(0));
         m_routerDevices.push_back(devices.Get(1));
+        // A site's uplink leaves from its host queue; its downlink from a router port (none
+        // where the link model routes the client itself, e.g. an LTE cell).
         clientTransport.push_back({m_clients.Get(i)->GetId(),
                                    upstream(clientHub[i])->GetId(),
                                    &installed,
-                                   link.background ? &*link.background : nullptr});
+                                   link.background ? &*link.background : nullptr,
+                                   0,
+                                   installed.RoutesClient() ? 0 : routerFifo});
         if (installed.RoutesClient())
         {
             continue;
@@ -202,7 +213,9 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
         m_transportLinks.push_back({m_hubs.Get(h)->GetId(),
                                     upstream(hubs[h].parent)->GetId(),
                                     &installed,
-                                    link.background ? &*link.background : nullptr});
+                                    link.background ? &*link.background : nullptr,
+                                    routerFifo,
+                                    routerFifo});
         if (m_spec.packetBackground)
         {
             m_background.Install(installed, link);

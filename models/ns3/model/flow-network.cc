@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 
 namespace ns3
 {
@@ -65,6 +66,10 @@ FlowNetwork::~FlowNetwork()
     for (auto& [handle, transfer] : m_transfers)
     {
         transfer.enter.Cancel();
+    }
+    for (auto& [port, episode] : m_episodes)
+    {
+        episode.next.Cancel();
     }
 }
 
@@ -143,6 +148,14 @@ FlowNetwork::CapacityChanged(uint32_t l)
 {
     Refresh(l);
     ScheduleResolve();
+    if (!m_warnedCapacity && (m_episodes.count(FluidLink(l, LinkDirection::Uplink)) != 0 ||
+                              m_episodes.count(FluidLink(l, LinkDirection::Downlink)) != 0))
+    {
+        m_warnedCapacity = true;
+        std::cerr << "fedran: flow transport: the capacity of a link changed while a port "
+                     "micro-simulation ran on it; it keeps the rate it started with "
+                     "(docs/flow-validation.md)\n";
+    }
 }
 
 uint64_t
@@ -179,6 +192,7 @@ FlowNetwork::Start(const Path& path,
     transfer.done = std::move(done);
     transfer.rtt = rtt;
     transfer.cwnd = cwnd;
+    transfer.startCwnd = *cwnd;
     for (uint32_t l : path)
     {
         ++m_starting[FluidLink(l, direction)];
@@ -197,8 +211,11 @@ FlowNetwork::Start(const Path& path,
 void
 FlowNetwork::Begin()
 {
-    const std::vector<uint64_t> handles = std::move(m_beginning);
+    const std::vector<uint64_t> batch = std::move(m_beginning);
     m_beginning.clear();
+    // Those that cross an overflowing drop-tail port go to its micro-simulation.
+    std::vector<uint64_t> handles;
+    RouteToPorts(batch, handles);
     for (uint64_t handle : handles)
     {
         auto it = m_transfers.find(handle);
@@ -227,6 +244,20 @@ void
 FlowNetwork::Enter(uint64_t handle)
 {
     Transfer& transfer = m_transfers.at(handle);
+    for (uint32_t l : transfer.path)
+    {
+        // A port that began to overflow during this transfer's slow start: it joins there.
+        const uint32_t f = FluidLink(l, transfer.direction);
+        if (m_episodes.count(f) != 0)
+        {
+            for (uint32_t k : transfer.path)
+            {
+                --m_starting[FluidLink(k, transfer.direction)];
+            }
+            JoinEpisode(f, handle, transfer.payloadBytes, transfer.startCwnd);
+            return;
+        }
+    }
     std::vector<fedran::FluidNetwork::LinkId> links;
     for (uint32_t l : transfer.path)
     {
@@ -275,6 +306,14 @@ FlowNetwork::Cancel(uint64_t handle)
     }
     Transfer& transfer = it->second;
     transfer.enter.Cancel();
+    if (transfer.episode >= 0)
+    {
+        // Its packets already sent still cross the port; its finish is ignored.
+        Episode& episode = m_episodes.at(static_cast<uint32_t>(transfer.episode));
+        std::replace(episode.handles.begin(), episode.handles.end(), handle, uint64_t{0});
+        m_transfers.erase(it);
+        return;
+    }
     if (!transfer.inFluid)
     {
         for (uint32_t l : transfer.path)

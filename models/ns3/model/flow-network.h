@@ -7,6 +7,7 @@
 // traffic as fixed-rate flows, and the byte counts links.csv and rounds.csv read.
 
 #include "models/flow/fluid-network.h"
+#include "models/flow/port-micro-sim.h"
 #include "models/flow/tcp-flow-model.h"
 #include "models/ns3/model/flow-background.h"
 #include "models/ns3/model/transport-topology.h"
@@ -16,6 +17,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +36,19 @@ class FlowNetwork : public TransportLinkCounters
 
     FlowNetwork(const TransportTopology& topology, const fedran::TcpFlowSettings& tcp);
     ~FlowNetwork() override;
+
+    /// Where drop-tail ports can overflow, transfers cross them in a packet-level
+    /// micro-simulation with this TCP (flow-port-episodes.cc); without it, never.
+    void SetPortModel(const fedran::MicroTcpSettings& tcp)
+    {
+        m_micro = tcp;
+        m_microOn = true;
+    }
+    /// Transfers that crossed a port micro-simulation so far, and its timeouts.
+    uint64_t MicroTransfers() const
+    {
+        return m_microTransfers;
+    }
 
     /// The links from `node` up to `root`; empty if `node` is not below `root`.
     Path PathTo(uint32_t node, uint32_t root) const;
@@ -79,9 +94,23 @@ class FlowNetwork : public TransportLinkCounters
         DoneCallback done;
         double rtt = 0.0;
         uint64_t* cwnd = nullptr; ///< the connection's window, set when slow start is known
+        uint64_t startCwnd = 0;   ///< the window when the transfer started
         EventId enter;            ///< the end of slow start's idle time
         bool inFluid = false;
         fedran::FluidNetwork::FlowId flow = 0;
+        int64_t episode = -1;      ///< the port (fluid link) whose micro-simulation it is in
+        uint64_t episodeBytes = 0; ///< payload handed to the micro-simulation
+    };
+
+    /// A packet-level micro-simulation of one overflowing drop-tail port and its transfers,
+    /// from the moment it overflows until its last transfer is through.
+    struct Episode
+    {
+        std::unique_ptr<fedran::PortMicroSim> sim;
+        std::map<uint32_t, uint32_t> feederOf; ///< fluid link of a first hop -> its feeder
+        std::vector<uint64_t> handles;         ///< per micro-simulation flow (0: cancelled)
+        EventId next;
+        double nextAt = 0.0;
     };
 
     static uint32_t FluidLink(uint32_t link, LinkDirection direction)
@@ -97,6 +126,13 @@ class FlowNetwork : public TransportLinkCounters
     void Resolve();
     void Complete();
     void CountAcks(const Transfer& transfer, double fraction);
+    // flow-port-episodes.cc
+    uint32_t FirstHop(const Transfer& transfer) const;
+    double FeedRate(const Transfer& transfer, uint32_t port) const;
+    void RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64_t>& rest);
+    void JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, uint64_t cwnd);
+    void StepEpisode(uint32_t port);
+    void ScheduleEpisode(uint32_t port);
     double Now() const;
 
     std::vector<TransportLink> m_links;
@@ -107,13 +143,18 @@ class FlowNetwork : public TransportLinkCounters
     std::map<uint64_t, Transfer> m_transfers;
     std::unordered_map<fedran::FluidNetwork::FlowId, uint64_t> m_handleOf;
     uint64_t m_nextHandle = 1;
-    std::vector<double> m_ackBytes;    ///< per fluid link: ACK and handshake bytes
+    std::vector<double> m_ackBytes;    ///< per fluid link: ACK, handshake and episode bytes
     std::vector<uint32_t> m_starting;  ///< per fluid link: transfers still in slow start
     std::vector<uint64_t> m_beginning; ///< transfers started at this instant
     double m_clientWire[2] = {0, 0};   ///< FL wire bytes of finished transfers, per direction
     FlowBackground m_background;       ///< after m_fluid, whose flows it adds
     EventId m_next;
     bool m_resolvePending = false;
+    fedran::MicroTcpSettings m_micro;
+    bool m_microOn = false;
+    std::map<uint32_t, Episode> m_episodes; ///< per fluid link with an overflowing port
+    uint64_t m_microTransfers = 0;
+    bool m_warnedCapacity = false;
 };
 
 } // namespace ns3

@@ -22,6 +22,10 @@ struct TransportLink
     const InstalledLink* link = nullptr;
     /// The link's background traffic (backhaul.background), if any.
     const fedran::BackgroundConfig* background = nullptr;
+    /// Packets the drop-tail FIFO at the sending end of each direction holds (0: not a
+    /// drop-tail port, e.g. an end host's queue, which never drops, or RED / FQ-CoDel).
+    uint32_t upDropTailPackets = 0;
+    uint32_t downDropTailPackets = 0;
 };
 
 struct TransportTopology

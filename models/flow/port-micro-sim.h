@@ -1,0 +1,302 @@
+#ifndef FEDRAN_MODELS_FLOW_PORT_MICRO_SIM_H
+#define FEDRAN_MODELS_FLOW_PORT_MICRO_SIM_H
+
+// A packet-level simulation of one drop-tail port and the TCP flows that cross it: what
+// decides an FL round where synchronised uploads overflow a shallow FIFO (TCP incast). The
+// fluid model (fluid-network.h) has no queue, so no drops and no retransmission timeouts;
+// here every segment is a packet through the port's buffer, and each flow runs the
+// essentials of the configured TCP (ns-3.37 TcpSocketBase with SACK):
+//
+// - slow start from the initial window; CUBIC (RFC 8312 as ns-3.37's TcpCubic: byte-counting
+//   slow start, HyStart's ACK-train and delay exits, the cubic window in congestion
+//   avoidance, beta 0.7, fast convergence) or NewReno (one segment per ACK, then 1/cwnd);
+// - loss detection by 3 duplicate ACKs or 3 SACKed segments above a hole (RFC 6675), with
+//   limited transmit (RFC 3042); proportional rate reduction during recovery (RFC 6937 with
+//   the slow-start reduction bound, ns-3.37's TcpPrrRecovery), which ends when the recovery
+//   point is acknowledged; a retransmission that is lost again is found only by the timeout;
+// - the retransmission timeout RTO = max(SRTT + max(G, 4 RTTVAR), MinRto) (RFC 6298 with
+//   ns-3's RttMeanDeviation, alpha 1/8, beta 1/4), doubled per consecutive timeout and reset
+//   by a new acknowledgement; a timeout sets cwnd to one segment and marks every unSACKed
+//   segment lost;
+// - delayed ACKs at the receiver (every `delAckCount` in-order segments or `delAckTimeoutS`),
+//   an immediate ACK for out-of-order data or data that fills a gap.
+//
+// Around the port a flow is reduced to what its packets meet elsewhere: a feeder (the first
+// hop out of the sending host, whose queue never drops; flows from one host share it), a
+// fixed delay from the feeder to the port and from the port to the receiver, and a fixed
+// delay for its ACKs (ACKs take no capacity and are never lost). Nothing here draws at
+// random: the order of simultaneous events is the order they were scheduled in.
+// Parameters are read from the TCP configuration by the caller, never fitted.
+
+#include <cstdint>
+#include <optional>
+#include <queue>
+#include <vector>
+
+namespace fedran
+{
+
+struct MicroTcpSettings
+{
+    enum class Congestion
+    {
+        Cubic,
+        NewReno
+    };
+
+    uint32_t mss = 1448;       ///< payload bytes per segment
+    uint32_t headerBytes = 54; ///< per segment on the wire
+    uint32_t initialCwnd = 10; ///< segments
+    uint32_t maxWindow = 2896; ///< segments: the socket buffers
+    uint32_t delAckCount = 2;  ///< in-order segments per ACK
+    double delAckTimeoutS = 0.2;
+    uint32_t reTxThreshold = 3; ///< duplicate ACKs (or SACKed segments above) for a loss
+    bool limitedTransmit = true;
+    bool sack = true;
+    double minRtoS = 1.0;
+    double clockGranularityS = 0.001;
+    double maxRtoS = 60.0;
+    Congestion congestion = Congestion::Cubic;
+    // TcpCubic's attributes.
+    double cubicBeta = 0.7;
+    double cubicC = 0.4;
+    bool fastConvergence = true;
+    uint32_t cntClamp = 20;
+    bool hystart = true;
+    uint32_t hystartLowWindow = 16;
+    uint32_t hystartMinSamples = 8;
+    double hystartAckDeltaS = 0.002;
+    double hystartDelayMinS = 0.004;
+    double hystartDelayMaxS = 1.0;
+    double cubicDeltaS = 0.010;
+};
+
+/// One flow through the port.
+struct MicroFlowSpec
+{
+    double startS = 0.0;       ///< the sender has the whole message from here
+    uint64_t payloadBytes = 0; ///< > 0
+    uint32_t feeder = 0;       ///< AddFeeder's id: the sending host's first hop
+    double toPortS = 0.0;      ///< feeder to the port (propagation, store and forward)
+    double fromPortS = 0.0;    ///< port to the receiver
+    double ackDelayS = 0.0;    ///< receiver to sender for an ACK
+    uint32_t cwnd = 10;        ///< window at the start, segments (an open connection's)
+    double srttS = 0.0;        ///< RTT estimate at the start (0: the path's base RTT)
+};
+
+/// What became of a flow.
+struct MicroFlowResult
+{
+    bool done = false;
+    double finishS = 0.0;         ///< the receiver has every byte
+    uint64_t wireBytes = 0;       ///< data segments the sender put on the wire, headers included
+    uint32_t timeouts = 0;        ///< retransmission timeouts
+    uint32_t fastRecoveries = 0;  ///< entries into fast recovery
+    uint32_t retransmissions = 0; ///< segments sent again
+    uint32_t cwndAtFinish = 0;    ///< segments
+};
+
+/**
+ * Whether flows can overflow a drop-tail port of `bufferPackets` on a line of `capacityBps`
+ * (section 7 of the reference note on fluid TCP under contention: N * IW * 2^k > B + BDP):
+ * the hosts feeding it can send faster than the line (`feederBps`, the sum over distinct
+ * feeders: below the line's rate no queue builds whatever the windows), and the windows the
+ * flows can reach (`windowSegments`, each flow's min(message, socket buffer) in segments: a
+ * loss-based TCP grows until a loss or the message's end) exceed what the buffer and the
+ * path (bandwidth-delay product at `rttS`) hold.
+ */
+bool PortCanOverflow(double capacityBps,
+                     uint32_t bufferPackets,
+                     double rttS,
+                     double feederBps,
+                     uint64_t windowSegments,
+                     const MicroTcpSettings& tcp);
+
+class PortMicroSim
+{
+  public:
+    /// A drop-tail FIFO of `bufferPackets` in front of a line of `capacityBps` (the packet on
+    /// the line is not counted in the buffer).
+    PortMicroSim(double capacityBps, uint32_t bufferPackets, const MicroTcpSettings& tcp);
+
+    /// A host's first hop of `rateBps`, with an unlimited queue. Returns its id.
+    uint32_t AddFeeder(double rateBps);
+    /// A flow; its start must not be before Now(). Returns its id (0, 1, ...).
+    uint32_t AddFlow(const MicroFlowSpec& spec);
+
+    /// Processes every event at or before `timeS` and moves the clock there.
+    void RunUntil(double timeS);
+    /// The earliest instant at which some flow not yet reported finishes, simulating ahead on
+    /// a copy (flows added later may change it); nullopt if none is left.
+    std::optional<double> NextFinish() const;
+    /// Flows that finished at or before Now() and were not taken yet, in id order.
+    std::vector<uint32_t> TakeFinished();
+
+    double Now() const
+    {
+        return m_now;
+    }
+    const MicroFlowResult& Result(uint32_t flow) const
+    {
+        return m_flows.at(flow).result;
+    }
+    size_t FlowCount() const
+    {
+        return m_flows.size();
+    }
+    /// Flows not finished yet.
+    size_t Active() const
+    {
+        return m_active;
+    }
+    /// Packets the port dropped so far.
+    uint64_t Drops() const
+    {
+        return m_drops;
+    }
+
+  private:
+    enum class EventType : uint8_t
+    {
+        Start,
+        FeederDone,
+        PortArrive,
+        PortDone,
+        Receive,
+        DelAck,
+        Ack,
+        Rto
+    };
+    struct Event
+    {
+        double time;
+        uint64_t order;
+        EventType type;
+        uint32_t flow;
+        uint32_t seg;  ///< segment, or the cumulative ACK
+        int64_t extra; ///< SACKed segment of an ACK (-1 none), or a timer's generation
+        double stamp;  ///< the send time a segment carries / an ACK echoes
+        bool operator>(const Event& o) const
+        {
+            return time > o.time || (time == o.time && order > o.order);
+        }
+    };
+    struct Packet
+    {
+        uint32_t flow;
+        uint32_t seg;
+        double stamp;
+    };
+    enum SegState : uint8_t
+    {
+        Unsent,
+        InFlight,
+        Sacked,
+        Lost,
+        Acked
+    };
+    enum class CaState : uint8_t
+    {
+        Open,
+        Recovery,
+        Loss
+    };
+    struct Feeder
+    {
+        double rateBps;
+        std::vector<Packet> queue; ///< FIFO from `head`
+        size_t head = 0;
+        bool busy = false;
+    };
+    struct Flow
+    {
+        MicroFlowSpec spec;
+        uint32_t segments = 0;
+        // Sender.
+        std::vector<uint8_t> state;
+        uint32_t cumAck = 0;   ///< first segment not cumulatively acknowledged
+        uint32_t nextNew = 0;  ///< first segment never sent
+        uint32_t pipe = 0;     ///< segments in flight (RFC 6675)
+        uint32_t lostScan = 0; ///< segments below are not candidates for loss marking
+        uint32_t lostCount = 0;
+        uint32_t top3[3] = {0, 0, 0}; ///< the three highest SACKed segments + 1 (0: none)
+        uint32_t dupAcks = 0;
+        double cwnd = 10;
+        double ssthresh = 1e18;
+        CaState ca = CaState::Open;
+        uint32_t recoveryPoint = 0;
+        uint32_t prrDelivered = 0; ///< PRR: segments delivered since recovery began
+        int64_t prrOut = 0;        ///< PRR: segments sent since recovery began
+        double recoverFs = 0;      ///< PRR: segments outstanding when recovery began
+        double srtt = 0, rttvar = 0, rto = 1.0;
+        uint32_t rtoGen = 0;
+        bool rtoArmed = false;
+        // CUBIC.
+        uint32_t cwndCnt = 0;
+        double lastMaxCwnd = 0;
+        double originPoint = 0;
+        double bicK = 0;
+        double delayMin = -1;
+        double epochStart = -1;
+        bool found = false;
+        double roundStart = -1;
+        uint32_t endSeq = 0;
+        double lastAckTime = -1;
+        double currRtt = -1;
+        uint32_t sampleCnt = 0;
+        // Receiver.
+        std::vector<uint8_t> received;
+        uint32_t expected = 0;
+        uint32_t outOfOrder = 0;
+        uint32_t delAckPending = 0;
+        uint32_t delAckGen = 0;
+        double lastStamp = 0;
+        MicroFlowResult result;
+        bool reported = false;
+    };
+
+    void Schedule(double time,
+                  EventType type,
+                  uint32_t flow,
+                  uint32_t seg,
+                  int64_t extra,
+                  double stamp);
+    void Handle(const Event& e);
+    void StartFlow(uint32_t f);
+    void SendWhatTheWindowAllows(uint32_t f);
+    void Transmit(uint32_t f, uint32_t seg);
+    void FeederNext(uint32_t feeder);
+    void PortNext();
+    void Receive(uint32_t f, uint32_t seg, double stamp);
+    void SendAck(uint32_t f, int64_t sackSeg);
+    void OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp);
+    void OnRto(uint32_t f, uint32_t gen);
+    void ArmRto(uint32_t f);
+    void MarkLost(Flow& flow);
+    void EnterRecovery(uint32_t f);
+    void RttSample(Flow& flow, double rtt);
+    double SsThresh(Flow& flow);
+    void IncreaseWindow(Flow& flow, uint32_t acked);
+    uint32_t CubicCount(Flow& flow);
+    void HystartReset(Flow& flow);
+    void PktsAcked(Flow& flow, double rtt);
+    uint64_t WireBytes(const Flow& flow, uint32_t seg) const;
+
+    double m_capacityBps;
+    uint32_t m_buffer;
+    MicroTcpSettings m_tcp;
+    double m_now = 0.0;
+    uint64_t m_order = 0;
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_events;
+    std::vector<Feeder> m_feeders;
+    std::vector<Flow> m_flows;
+    std::vector<Packet> m_port; ///< FIFO from m_portHead; the first is on the line when busy
+    size_t m_portHead = 0;
+    bool m_portBusy = false;
+    uint64_t m_drops = 0;
+    size_t m_active = 0;
+};
+
+} // namespace fedran
+
+#endif
