@@ -195,7 +195,7 @@ def contended_table(results):
     return lines
 
 
-def write_page(results, path, rounds, command):
+def write_page(results, path, rounds, command, flow_ports):
     lines = [
         "# Flow-level transport against packet-level ns-3",
         "",
@@ -203,6 +203,7 @@ def write_page(results, path, rounds, command):
         "`\"tcp\"` on the same scenarios and seeds. A transfer is a download (round start to",
         "the client's `model_received_s`) or an upload (`upload_start_s` to `upload_end_s`) of",
         "a (round, client) that completed in both modes; errors are |flow − tcp| / tcp.",
+        f"The flow runs set `network.flow_ports` to `\"{flow_ports}\"`.",
         f"Shipped scenarios ran {rounds} rounds, the synthetic cases 2; both modes with",
         "`--threads 1`. Reproduce:",
         "",
@@ -271,6 +272,8 @@ def main():
     parser.add_argument("--work", default=os.path.join(ROOT, "results", "flow-validation"))
     parser.add_argument("--write", help="write the page here (and its figure beside it)")
     parser.add_argument("--only", action="append", help="run only these cases")
+    parser.add_argument("--flow-ports", choices=("fluid", "packet"), default="fluid",
+                        help="network.flow_ports of the flow runs (default fluid, the scenario default)")
     args = parser.parse_args()
 
     cases = []
@@ -290,7 +293,8 @@ def main():
         walls = []
         for transport in ("tcp", "flow"):
             out = os.path.join(args.work, name, transport)
-            manifest = run(args.fedran, path, out, transport, rounds, [])
+            extra = ["--set", f"network.flow_ports=\"{args.flow_ports}\""] if transport == "flow" else []
+            manifest = run(args.fedran, path, out, transport, rounds, extra)
             walls.append(manifest["wall_time_s"])
         r = compare(name, os.path.join(args.work, name, "tcp"),
                     os.path.join(args.work, name, "flow"), walls)
@@ -300,8 +304,9 @@ def main():
         results.append(r)
     if args.write and results:
         command = ("/usr/bin/python3 analysis/validate_flow.py --rounds "
-                   f"{args.rounds} --write {os.path.relpath(args.write, ROOT)}")
-        write_page(results, args.write, args.rounds, command)
+                   f"{args.rounds} --flow-ports {args.flow_ports} "
+                   f"--write {os.path.relpath(args.write, ROOT)}")
+        write_page(results, args.write, args.rounds, command, args.flow_ports)
         plot(results, os.path.join(os.path.dirname(args.write), "flow-validation.png"))
 
 

@@ -22,6 +22,7 @@
 #include "simulator/run-timing.h"
 #include "simulator/stop-signals.h"
 
+#include <ns3/boolean.h>
 #include <ns3/config.h>
 #include <ns3/double.h>
 #include <ns3/inet-socket-address.h>
@@ -196,6 +197,12 @@ FlExperiment::BuildNetwork(RunState& run) const
     RngSeedManager::SetRun(m_config.seed);
 
     run.transport = CreateMessageTransport(m_config.network.transport);
+    // network.flow_ports concerns a transport that models flows; packet transports are
+    // packet level at every port already.
+    if (m_config.network.flowPorts == "packet" && !run.transport->CarriesPackets())
+    {
+        run.transport->SetAttribute("PortModel", BooleanValue(true));
+    }
     // The server holds a connection per client; split its TCP endpoint table so that each
     // packet it receives is looked up among ~32 endpoints, not all of them (docs/architecture.md).
     run.transport->SetAttributeFailSafe(

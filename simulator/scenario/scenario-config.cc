@@ -227,6 +227,7 @@ ReadConfig(const json& scenario, std::vector<std::string>& errors)
     config.network.routerQueuePackets =
         ReadUint32(routerQueue.at("packets"), "network.router.queue.packets", errors);
     config.network.transport = network.at("transport").get<std::string>();
+    config.network.flowPorts = network.at("flow_ports").get<std::string>();
     const json& tcp = network.at("tcp");
     config.network.tcp.congestionControl = tcp.at("congestion_control").get<std::string>();
     config.network.tcp.initialWindow =

@@ -180,6 +180,9 @@ struct ScenarioConfig
         std::string routerQueue = "fifo";  ///< network.router.queue.discipline
         uint32_t routerQueuePackets = 100; ///< network.router.queue.packets
         std::string transport;             ///< "tcp"
+        /// network.flow_ports: "packet" runs overflowing drop-tail ports of the flow
+        /// transport at packet level; "fluid" (default) keeps them in the flow model.
+        std::string flowPorts = "fluid";
         /// network.tcp: TCP on every host (ConfigureBackhaulTcp).
         struct Tcp
         {

@@ -99,6 +99,7 @@ TEST(ToConfig, Quickstart)
                                {"server_tau", 0.001}});
     resolved["output"].update({{"pcap", false}, {"flowmon", false}});
     resolved["network"]["hubs"] = json::array();
+    resolved["network"]["flow_ports"] = "fluid";
     resolved["network"]["router"] = {{"queue", {{"discipline", "fifo"}, {"packets", 100}}}};
     resolved["privacy"] = json::object(); // no privacy.dp: nothing in it
     resolved["faults"] = {{"corrupt_uplink", 0},

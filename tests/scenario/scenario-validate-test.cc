@@ -53,6 +53,7 @@ TEST(ValidateScenario, QuickstartValidatesAndResolvesDefaults)
                                  {"lr_schedule", {{"type", "constant"}}},
                                  {"pipelining", {{"mode", "none"}, {"bucket_bytes", 26214400}}}});
     expected["compression"]["downlink_reference"] = "model";
+    expected["network"]["flow_ports"] = "fluid";
     expected["clients"]["groups"][0]["availability"] = json::object();
     expected["clients"]["groups"][0]["energy"] = json::object(); // none; ToConfig drops it
     expected["clients"]["groups"][0]["compute"].update({{"cores", 1}, {"codec_speed", 1}});
@@ -115,7 +116,7 @@ TEST(ValidateScenario, MinimalScenarioGetsEveryDefault)
                     "router": {"queue": {"discipline": "fifo", "packets": 100}},
                     "tcp": {"congestion_control": "cubic", "initial_window": 10,
                             "delayed_ack": true, "sack": true},
-                    "transport": "tcp", "hubs": []},
+                    "transport": "tcp", "flow_ports": "fluid", "hubs": []},
         "compression": {"uplink": {"type": "none"}, "downlink": {"type": "none"},
                         "downlink_reference": "model"},
         "output": {"link_sample_s": 1, "pcap": false, "flowmon": false},

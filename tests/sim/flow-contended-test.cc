@@ -59,6 +59,7 @@ RunMode(const json& scenario, const char* transport, const std::string& name)
     TempDir dir(std::string("flow-contended-") + name + "-" + transport);
     WriteFile(dir.Path() / "s.json", scenario.dump());
     const CommandResult r = RunFedran(std::string("run s.json --quiet --threads 1 --out o --set "
+                                                  "network.flow_ports=\"packet\" --set "
                                                   "network.transport=\"") +
                                           transport + "\"",
                                       dir.Path());

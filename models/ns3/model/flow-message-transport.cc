@@ -141,7 +141,14 @@ FlowMessageTransport::GetTypeId()
     static TypeId tid = TypeId("ns3::FlowMessageTransport")
                             .SetParent<MessageTransport>()
                             .SetGroupName("Fedran")
-                            .AddConstructor<FlowMessageTransport>();
+                            .AddConstructor<FlowMessageTransport>()
+                            .AddAttribute("PortModel",
+                                          "Run transfers through a drop-tail port that can "
+                                          "overflow in its packet-level micro-simulation "
+                                          "(network.flow_ports \"packet\"); false: fluid.",
+                                          BooleanValue(false),
+                                          MakeBooleanAccessor(&FlowMessageTransport::m_portModel),
+                                          MakeBooleanChecker());
     return tid;
 }
 
@@ -155,7 +162,10 @@ FlowMessageTransport::SetTopology(const TransportTopology& topology)
     m_tcp.maxWindowBytes =
         static_cast<double>(std::min(TcpDefault("SndBufSize"), TcpDefault("RcvBufSize")));
     m_network = std::make_unique<FlowNetwork>(topology, m_tcp);
-    m_network->SetPortModel(MicroTcp(m_tcp));
+    if (m_portModel)
+    {
+        m_network->SetPortModel(MicroTcp(m_tcp));
+    }
 }
 
 const TransportLinkCounters*

@@ -108,6 +108,9 @@ class FlowMessageTransport : public MessageTransport
     uint32_t ServerAt(const Address& address) const;
 
     fedran::TcpFlowSettings m_tcp;
+    /// Attribute PortModel: overflowing drop-tail ports run their packet-level
+    /// micro-simulation (docs/flow-validation.md); false keeps every port fluid.
+    bool m_portModel = false;
     std::unique_ptr<FlowNetwork> m_network;
     std::vector<Listener> m_listeners;
     std::map<uint64_t, Connection> m_connections;
