@@ -176,6 +176,42 @@ class FakeHost : public CoordinatorHost
     }
 };
 
+/// Rounds on the fake host's millisecond ticks: a 60 s deadline, a 30 s join timeout.
+inline CoordinatorConfig
+FakeHostConfig(uint32_t rounds, uint32_t clientsPerRound, uint32_t expectedClients)
+{
+    CoordinatorConfig config;
+    config.rounds = rounds;
+    config.clientsPerRound = clientsPerRound;
+    config.expectedClients = expectedClients;
+    config.deadlineTicks = 60'000;
+    config.joinTimeoutTicks = 30'000;
+    config.ticksPerSecond = 1000.0;
+    return config;
+}
+
+/// Starts a coordinator on `host` with a session per client (pushed to `clients`), every
+/// client connected and joined.
+inline std::unique_ptr<RoundCoordinator>
+StartWithClients(const CoordinatorConfig& config,
+                 const std::shared_ptr<FederatedTask>& task,
+                 FakeHost& host,
+                 std::vector<std::unique_ptr<ClientSession>>& clients)
+{
+    auto server = std::make_unique<RoundCoordinator>(config, task, host);
+    for (uint32_t c = 0; c < config.expectedClients; ++c)
+    {
+        clients.push_back(std::make_unique<ClientSession>(SessionOf(c), task));
+    }
+    server->Start();
+    for (uint32_t c = 0; c < config.expectedClients; ++c)
+    {
+        clients[c]->BeginConnection();
+        server->OnJoin(c);
+    }
+    return server;
+}
+
 } // namespace fedran::test
 
 #endif

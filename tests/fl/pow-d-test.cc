@@ -35,24 +35,8 @@ struct PollWorld
         : task(MakeTinyTask(kClients))
     {
         task->selection = SelectionSpec::Parse(selection, "server.selection");
-        CoordinatorConfig config;
-        config.rounds = 3;
-        config.clientsPerRound = 2;
-        config.expectedClients = kClients;
-        config.deadlineTicks = 60'000;
-        config.joinTimeoutTicks = 30'000;
-        config.ticksPerSecond = 1000.0; // the fake host's ticks are milliseconds
-        server = std::make_unique<RoundCoordinator>(config, task, host);
-        for (uint32_t c = 0; c < kClients; ++c)
-        {
-            clients.push_back(std::make_unique<ClientSession>(SessionOf(c), task));
-        }
-        server->Start();
-        for (uint32_t c = 0; c < kClients; ++c)
-        {
-            clients[c]->BeginConnection();
-            server->OnJoin(c);
-        }
+        CoordinatorConfig config = FakeHostConfig(3, 2, kClients);
+        server = StartWithClients(config, task, host, clients);
     }
 
     /// The clients with a frame waiting, in id order.

@@ -38,24 +38,8 @@ struct SecAggWorld
             task->secagg.timeoutS = 5.0;
             task->secagg.maxWeight = 40.0; // the tiny sites have 40 examples: weight 1
         }
-        CoordinatorConfig config;
-        config.rounds = 2;
-        config.clientsPerRound = kClients;
-        config.expectedClients = kClients;
-        config.deadlineTicks = 60'000;
-        config.joinTimeoutTicks = 30'000;
-        config.ticksPerSecond = 1000.0;
-        server = std::make_unique<RoundCoordinator>(config, task, host);
-        for (uint32_t c = 0; c < kClients; ++c)
-        {
-            clients.push_back(std::make_unique<ClientSession>(SessionOf(c), task));
-        }
-        server->Start();
-        for (uint32_t c = 0; c < kClients; ++c)
-        {
-            clients[c]->BeginConnection();
-            server->OnJoin(c);
-        }
+        CoordinatorConfig config = FakeHostConfig(2, kClients, kClients);
+        server = StartWithClients(config, task, host, clients);
     }
 
     void Leave(uint32_t c)
