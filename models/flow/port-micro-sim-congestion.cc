@@ -1,5 +1,6 @@
-// The congestion control of the port micro-simulation's senders: the RTT estimator and RTO,
-// and CUBIC (ns-3.37 TcpCubic) or NewReno window updates. See port-micro-sim.h.
+// The congestion control of the port micro-simulation's senders: the RTT estimator, the RTO
+// timer and its expiry, and CUBIC (ns-3.37 TcpCubic) or NewReno window updates. See
+// port-micro-sim.h.
 
 #include "models/flow/port-micro-sim.h"
 
@@ -192,6 +193,58 @@ PortMicroSim::PktsAcked(Flow& flow, double rtt)
             flow.ssthresh = flow.cwnd;
         }
     }
+}
+
+void
+PortMicroSim::ArmRto(uint32_t f)
+{
+    Flow& flow = m_flows[f];
+    ++flow.rtoGen;
+    flow.rtoArmed = true;
+    Schedule(m_now + flow.rto, EventType::Rto, f, 0, flow.rtoGen, 0.0);
+}
+
+void
+PortMicroSim::OnRto(uint32_t f, uint32_t gen)
+{
+    Flow& flow = m_flows[f];
+    if (!flow.rtoArmed || gen != flow.rtoGen || flow.cumAck >= flow.segments)
+    {
+        return;
+    }
+    ++flow.result.timeouts;
+    if (flow.ca != CaState::Loss)
+    {
+        flow.ssthresh = SsThresh(flow);
+    }
+    flow.ca = CaState::Loss;
+    flow.recoveryPoint = flow.nextNew;
+    flow.cwnd = 1.0;
+    flow.cwndCnt = 0;
+    flow.dupAcks = 0;
+    // Everything not SACKed is lost, retransmissions included (RFC 6675 section 5.1).
+    for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
+    {
+        if (flow.state[s] == InFlight)
+        {
+            flow.state[s] = Lost;
+            ++flow.lostCount;
+        }
+    }
+    flow.pipe = 0;
+    flow.lostScan = flow.nextNew;
+    if (m_tcp.congestion == MicroTcpSettings::Congestion::Cubic)
+    {
+        flow.lastMaxCwnd = 0;
+        flow.originPoint = 0;
+        flow.bicK = 0;
+        flow.delayMin = -1;
+        flow.found = false;
+        HystartReset(flow);
+    }
+    flow.rto = std::min(m_tcp.maxRtoS, flow.rto * 2.0);
+    flow.rtoArmed = false;
+    SendWhatTheWindowAllows(f);
 }
 
 } // namespace fedran

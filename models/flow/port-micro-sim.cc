@@ -390,15 +390,6 @@ PortMicroSim::SendAck(uint32_t f, int64_t sackSeg)
 }
 
 void
-PortMicroSim::ArmRto(uint32_t f)
-{
-    Flow& flow = m_flows[f];
-    ++flow.rtoGen;
-    flow.rtoArmed = true;
-    Schedule(m_now + flow.rto, EventType::Rto, f, 0, flow.rtoGen, 0.0);
-}
-
-void
 PortMicroSim::MarkLost(Flow& flow)
 {
     // RFC 6675 IsLost: a segment with reTxThreshold SACKed segments above it. The highest
@@ -574,49 +565,6 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
         }
         flow.cwnd = flow.pipe + static_cast<double>(std::max<int64_t>(0, sndcnt));
     }
-    SendWhatTheWindowAllows(f);
-}
-
-void
-PortMicroSim::OnRto(uint32_t f, uint32_t gen)
-{
-    Flow& flow = m_flows[f];
-    if (!flow.rtoArmed || gen != flow.rtoGen || flow.cumAck >= flow.segments)
-    {
-        return;
-    }
-    ++flow.result.timeouts;
-    if (flow.ca != CaState::Loss)
-    {
-        flow.ssthresh = SsThresh(flow);
-    }
-    flow.ca = CaState::Loss;
-    flow.recoveryPoint = flow.nextNew;
-    flow.cwnd = 1.0;
-    flow.cwndCnt = 0;
-    flow.dupAcks = 0;
-    // Everything not SACKed is lost, retransmissions included (RFC 6675 section 5.1).
-    for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
-    {
-        if (flow.state[s] == InFlight)
-        {
-            flow.state[s] = Lost;
-            ++flow.lostCount;
-        }
-    }
-    flow.pipe = 0;
-    flow.lostScan = flow.nextNew;
-    if (m_tcp.congestion == MicroTcpSettings::Congestion::Cubic)
-    {
-        flow.lastMaxCwnd = 0;
-        flow.originPoint = 0;
-        flow.bicK = 0;
-        flow.delayMin = -1;
-        flow.found = false;
-        HystartReset(flow);
-    }
-    flow.rto = std::min(m_tcp.maxRtoS, flow.rto * 2.0);
-    flow.rtoArmed = false;
     SendWhatTheWindowAllows(f);
 }
 
