@@ -31,24 +31,11 @@ ZeroProfile()
     return profile;
 }
 
-CoordinatorConfig
-Config(uint32_t perRound)
-{
-    CoordinatorConfig config;
-    config.rounds = 2;
-    config.clientsPerRound = perRound;
-    config.expectedClients = perRound;
-    config.deadlineTicks = 60'000;
-    config.joinTimeoutTicks = 30'000;
-    config.ticksPerSecond = 1000.0; // FakeHost: a tick is a millisecond
-    return config;
-}
-
 EncodedUpdate
 TrainOnce(const std::shared_ptr<FederatedTask>& task, uint32_t client)
 {
     FakeHost host;
-    RoundCoordinator server(Config(1), task, host);
+    RoundCoordinator server(FakeHostConfig(2, 1, 1), task, host);
     ClientSession session(SessionOf(client), task);
     session.BeginConnection();
     server.Start();
@@ -94,7 +81,7 @@ struct QueueWorld
         auto profile = ZeroProfile();
         profile->codecs.at("none").decode.fixedS = decodeS;
         task->serverCompute = DeviceCompute{cores, 1.0, profile};
-        server = std::make_unique<RoundCoordinator>(Config(3), task, host);
+        server = std::make_unique<RoundCoordinator>(FakeHostConfig(2, 3, 3), task, host);
         server->Start();
         std::vector<std::unique_ptr<ClientSession>> sessions;
         std::vector<Frame> updates;
@@ -150,7 +137,7 @@ TEST(ComputeCost, AggregationAndEvaluationDelayTheRoundsEnd)
     profile->flopS = 1e-6;
     task->serverCompute = DeviceCompute{2, 4.0, profile};
     FakeHost host;
-    RoundCoordinator server(Config(1), task, host);
+    RoundCoordinator server(FakeHostConfig(2, 1, 1), task, host);
     ClientSession session(SessionOf(0), task);
     session.BeginConnection();
     server.Start();
@@ -256,7 +243,7 @@ TEST(ComputeCost, ARobustRulesCombinationIsPricedByItsWork)
         profile->ruleWorkS = {{"median", 1e-3}, {"multi_krum", 1e-4}};
         task->serverCompute = DeviceCompute{1, 2.0, profile};
         FakeHost host;
-        RoundCoordinator server(Config(3), task, host);
+        RoundCoordinator server(FakeHostConfig(2, 3, 3), task, host);
         std::vector<std::unique_ptr<ClientSession>> sessions;
         server.Start();
         for (uint32_t c = 0; c < 3; ++c)
@@ -291,7 +278,7 @@ TEST(ComputeCost, AsyncStepsWaitForTheDecodeQueueAndNewWorkWaitsForTheStep)
     auto profile = ZeroProfile();
     profile->codecs.at("none").decode.fixedS = 0.25;
     task->serverCompute = DeviceCompute{1, 1.0, profile};
-    CoordinatorConfig config = Config(3);
+    CoordinatorConfig config = FakeHostConfig(2, 3, 3);
     config.rounds = 1;
     config.async = true;
     config.asyncConfig.buffer = 2;

@@ -178,19 +178,6 @@ RunDirect(const FederatedTask& task,
     return out;
 }
 
-CoordinatorConfig
-Config(uint32_t rounds)
-{
-    CoordinatorConfig config;
-    config.rounds = rounds;
-    config.clientsPerRound = kWorkers;
-    config.expectedClients = kWorkers;
-    config.deadlineTicks = 60'000;
-    config.joinTimeoutTicks = 30'000;
-    config.ticksPerSecond = 1000.0;
-    return config;
-}
-
 void
 ExpectAlgorithmOne(uint32_t localSteps, uint32_t rounds)
 {
@@ -213,7 +200,7 @@ ExpectAlgorithmOne(uint32_t localSteps, uint32_t rounds)
     }
 
     FakeHost host;
-    RoundCoordinator server(Config(rounds), task, host);
+    RoundCoordinator server(FakeHostConfig(rounds, kWorkers, kWorkers), task, host);
     server.Start();
     std::vector<std::unique_ptr<ClientSession>> sessions;
     for (uint32_t c = 0; c < kWorkers; ++c)
@@ -311,7 +298,7 @@ TEST(DgcPerStep, TheDirectImplementationCanTellADifference)
         workers[k].rng = Rng(task->seed, kClientTrainStreamBase + k);
     }
     FakeHost host;
-    RoundCoordinator server(Config(1), task, host);
+    RoundCoordinator server(FakeHostConfig(1, kWorkers, kWorkers), task, host);
     server.Start();
     ClientSessionConfig config;
     config.clientId = 0;
