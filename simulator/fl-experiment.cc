@@ -153,7 +153,7 @@ struct FlExperiment::RunState
     std::vector<Ptr<ClientAvailability>> availabilities; ///< in the order they were made
     /// One helper per tier the sites report to: its address, deadline and model codec.
     std::map<int32_t, std::unique_ptr<FlClientHelper>> clientHelpers;
-    NodeContainer clientNodes;
+    ApplicationContainer clientApps; ///< in client order (stated clients share a node)
     std::vector<Ptr<FlClientApp>> clients;
     std::vector<std::string> groupNames;                 ///< per client
     std::vector<Ptr<ClientAvailability>> availabilityOf; ///< per client; null: always on
@@ -311,8 +311,12 @@ FlExperiment::InstallClients(RunState& run) const
         {
             run.availabilityOf[i] = run.availabilities.back();
         }
+        if (run.topology->IsStated(i))
+        {
+            app.Get(0)->SetAttribute("Endpoint", UintegerValue(run.topology->GetClientEndpoint(i)));
+        }
         app.Start(Seconds(run.topology->GetLink(i).ReadyS()));
-        run.clientNodes.Add(run.topology->GetClient(i));
+        run.clientApps.Add(app);
         run.clients.push_back(DynamicCast<FlClientApp>(app.Get(0)));
         run.groupNames.push_back(m_config.groups[m_clientGroup[i]].name);
     }
@@ -331,8 +335,7 @@ FlExperiment::AssignStreamsAndInstallAggregators(RunState& run) const
     int64_t stream = 0;
     stream += run.topology->AssignStreams(stream);
     stream += run.serverHelper->AssignStreams(run.serverNode, stream);
-    // Any helper numbers the streams of every client on the nodes given.
-    stream += ClientHelperFor(run, EdgeTiers::kServer).AssignStreams(run.clientNodes, stream);
+    stream += FlClientHelper::AssignStreams(run.clientApps, stream);
     stream += run.transport->AssignStreams(stream); // "tcp" runs keep their stream numbers
     std::vector<bool> initiallyOn(m_clientGroup.size(), true);
     for (uint32_t i = 0; i < m_clientGroup.size(); ++i)

@@ -23,7 +23,7 @@ ConfigureBackhaulTcp(const fedran::ScenarioConfig::Network::Tcp& tcp)
 BackhaulSpec
 BackhaulSpecOf(const fedran::ScenarioConfig& config,
                const std::vector<uint32_t>& clientGroup,
-               bool packetBackground)
+               bool carriesPackets)
 {
     BackhaulSpec spec;
     spec.coreRateBps = config.network.coreRateBps;
@@ -32,7 +32,8 @@ BackhaulSpecOf(const fedran::ScenarioConfig& config,
     spec.coreQueuePackets = config.network.coreQueuePackets;
     spec.routerQueue = config.network.routerQueue;
     spec.routerQueuePackets = config.network.routerQueuePackets;
-    spec.packetBackground = packetBackground;
+    spec.packetBackground = carriesPackets;
+    spec.statedClientLinks = !carriesPackets;
     for (const fedran::HubConfig& hub : config.network.hubs)
     {
         spec.hubs.push_back({hub.name, hub.parent, hub.backhaul});

@@ -21,22 +21,24 @@ BackhaulTcpConfig TcpConfigOf(const fedran::ScenarioConfig::Network::Tcp& tcp);
 void ConfigureBackhaulTcp(const fedran::ScenarioConfig::Network::Tcp& tcp);
 
 /// What BackhaulHelper builds for `config`, client i belonging to group clientGroup[i]: a
-/// group's clients take its hubs in turn (client j of the group: hubs[j % size]).
+/// group's clients take its hubs in turn (client j of the group: hubs[j % size]). For a
+/// transport that does not carry packets, background traffic is the transport's own and
+/// client links are stated numbers where their model can state them.
 BackhaulSpec BackhaulSpecOf(const fedran::ScenarioConfig& config,
                             const std::vector<uint32_t>& clientGroup,
-                            bool packetBackground);
+                            bool carriesPackets);
 
 /// The FL network of a scenario (BackhaulHelper has its layout, routes and accessors).
 class NetworkTopology : public BackhaulHelper
 {
   public:
     /// Builds nodes, links, addresses and routes; client i belongs to group clientGroup[i].
-    /// Background traffic is installed as packet sources when `packetBackground`; a
-    /// transport that carries no packets makes its own (GetTransportTopology).
+    /// For a transport that `carriesPackets`, everything is ns-3 devices and packet sources;
+    /// otherwise see BackhaulSpecOf.
     NetworkTopology(const fedran::ScenarioConfig& config,
                     const std::vector<uint32_t>& clientGroup,
-                    bool packetBackground = true)
-        : BackhaulHelper(BackhaulSpecOf(config, clientGroup, packetBackground))
+                    bool carriesPackets = true)
+        : BackhaulHelper(BackhaulSpecOf(config, clientGroup, carriesPackets))
     {
     }
 };

@@ -56,12 +56,18 @@ class Uploads
                                MakeCallback(&Uploads::Accepted, this));
         for (uint32_t i = 0; i < clients; ++i)
         {
-            Simulator::Schedule(MilliSeconds(1),
-                                &MessageTransport::Connect,
-                                transport,
-                                topology.GetClient(i),
-                                InetSocketAddress(topology.GetServerAddress(), 9000),
-                                MakeCallback(&Uploads::Connected, this).Bind(i));
+            const InetSocketAddress server(topology.GetServerAddress(), 9000);
+            const MessageTransport::ChannelCallback connected =
+                MakeCallback(&Uploads::Connected, this).Bind(i);
+            // In flow mode the sites are stated links: no node of their own, an endpoint id.
+            Simulator::Schedule(MilliSeconds(1), [&topology, transport, server, connected, i] {
+                if (topology.IsStated(i))
+                {
+                    transport->ConnectEndpoint(topology.GetClientEndpoint(i), server, connected);
+                    return;
+                }
+                transport->Connect(topology.GetClient(i), server, connected);
+            });
         }
         Simulator::Stop(Seconds(60));
         Simulator::Run();

@@ -103,16 +103,36 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
 {
     const std::vector<BackhaulSpec::Hub>& hubs = m_spec.hubs;
     const std::vector<BackhaulSpec::Client>& clients = m_spec.clients;
+    // Stated links first, in client order (a model's random streams follow its install
+    // order); the clients they leave out get nodes.
+    std::vector<std::unique_ptr<InstalledLink>> stated(clients.size());
+    for (uint32_t i = 0; i < clients.size() && m_spec.statedClientLinks; ++i)
+    {
+        stated[i] = LinkModel(clients[i].backhaul.type).InstallStated(clients[i].backhaul);
+    }
     m_server.Create(1);
     m_router.Create(1);
-    m_clients.Create(clients.size());
+    NodeContainer clientNodes;
+    m_clientNodes.resize(clients.size());
+    for (uint32_t i = 0; i < clients.size(); ++i)
+    {
+        if (!stated[i])
+        {
+            m_clientNodes[i] = CreateObject<Node>();
+            clientNodes.Add(m_clientNodes[i]);
+        }
+    }
     m_hubs.Create(hubs.size());
+    if (clientNodes.GetN() < clients.size())
+    {
+        m_statedHost = CreateObject<Node>();
+    }
 
     InternetStackHelper stack;
     stack.SetRoutingHelper(Ipv4StaticRoutingHelper());
     stack.Install(m_server);
     stack.Install(m_router);
-    stack.Install(m_clients);
+    stack.Install(clientNodes);
     stack.Install(m_hubs);
 
     PointToPointHelper core;
@@ -168,20 +188,28 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
     for (uint32_t i = 0; i < clients.size(); ++i)
     {
         const fedran::LinkConfig& link = clients[i].backhaul;
-        m_links.push_back(
-            LinkModel(link.type).Install(m_clients.Get(i), upstream(clientHub[i]), link));
+        m_links.push_back(stated[i] ? std::move(stated[i])
+                                    : LinkModel(link.type).Install(m_clientNodes[i],
+                                                                   upstream(clientHub[i]),
+                                                                   link));
         const InstalledLink& installed = *m_links.back();
-        const NetDeviceContainer& devices = installed.GetDevices();
-        m_clientDevices.push_back(devices.Get(0));
-        m_routerDevices.push_back(devices.Get(1));
         // A site's uplink leaves from its host queue; its downlink from a router port (none
         // where the link model routes the client itself, e.g. an LTE cell).
-        clientTransport.push_back({m_clients.Get(i)->GetId(),
+        clientTransport.push_back({GetClientEndpoint(i),
                                    upstream(clientHub[i])->GetId(),
                                    &installed,
                                    link.background ? &*link.background : nullptr,
                                    0,
                                    installed.RoutesClient() ? 0 : routerFifo});
+        if (IsStated(i))
+        {
+            m_clientDevices.push_back(nullptr);
+            m_routerDevices.push_back(nullptr);
+            continue;
+        }
+        const NetDeviceContainer& devices = installed.GetDevices();
+        m_clientDevices.push_back(devices.Get(0));
+        m_routerDevices.push_back(devices.Get(1));
         if (installed.RoutesClient())
         {
             continue;
@@ -222,6 +250,12 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
         }
     }
     m_transportLinks.insert(m_transportLinks.end(), clientTransport.begin(), clientTransport.end());
+}
+
+uint32_t
+BackhaulHelper::GetClientEndpoint(uint32_t i) const
+{
+    return IsStated(i) ? kStatedEndpointBase + i : m_clientNodes[i]->GetId();
 }
 
 Ipv4Address

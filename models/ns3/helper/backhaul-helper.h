@@ -59,6 +59,10 @@ struct BackhaulSpec
     /// Background traffic (backhaul.background) as packet sources; a transport that carries
     /// no packets makes its own (GetTransportTopology).
     bool packetBackground = true;
+    /// Client links as stated numbers wherever the model can state them
+    /// (BackhaulLink::InstallStated), for a transport that carries no packets: such a client
+    /// has no node, stack, device or address of its own.
+    bool statedClientLinks = false;
 };
 
 /**
@@ -97,22 +101,36 @@ class BackhaulHelper
 
     uint32_t GetClientCount() const
     {
-        return m_clients.GetN();
+        return static_cast<uint32_t>(m_clientNodes.size());
     }
 
+    /// Client i's node; for a client on a stated link (BackhaulSpec::statedClientLinks), the
+    /// one node without stack or devices that the applications of all such clients share
+    /// (an ns-3 application needs a node; the transport finds the client by its endpoint).
     Ptr<Node> GetClient(uint32_t i) const
     {
-        return m_clients.Get(i);
+        return m_clientNodes[i] ? m_clientNodes[i] : m_statedHost;
     }
 
-    /// Backhaul device at the client end: its transmissions are uplink traffic.
+    /// Whether client i's link is stated numbers only (no node, device or address of its own).
+    bool IsStated(uint32_t i) const
+    {
+        return !m_clientNodes[i];
+    }
+
+    /// Client i's end in GetTransportTopology: its node id, or for a stated client an id
+    /// above every node's (kStatedEndpointBase + i).
+    uint32_t GetClientEndpoint(uint32_t i) const;
+
+    /// Backhaul device at the client end (null for a stated client): its transmissions are
+    /// uplink traffic.
     Ptr<NetDevice> GetClientDevice(uint32_t i) const
     {
         return m_clientDevices[i];
     }
 
     /// Backhaul device at the network end (the router's or the hub's; lte: the eNB's, shared
-    /// by its cell): its transmissions are downlink traffic.
+    /// by its cell; null for a stated client): its transmissions are downlink traffic.
     Ptr<NetDevice> GetRouterDevice(uint32_t i) const
     {
         return m_routerDevices[i];
@@ -205,7 +223,8 @@ class BackhaulHelper
     BackhaulSpec m_spec; ///< its link settings, which the transport topology points into
     NodeContainer m_server;
     NodeContainer m_router;
-    NodeContainer m_clients;
+    std::vector<Ptr<Node>> m_clientNodes; ///< null for a client on a stated link
+    Ptr<Node> m_statedHost;               ///< where stated clients' applications run
     NodeContainer m_hubs;
     Ipv4Address m_serverAddress;
     Ptr<QueueDisc> m_coreQueue;

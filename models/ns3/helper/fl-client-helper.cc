@@ -160,33 +160,41 @@ FlClientHelper::InstallPriv(Ptr<Node> node)
 int64_t
 FlClientHelper::AssignStreams(NodeContainer c, int64_t stream)
 {
-    int64_t current = stream;
+    ApplicationContainer apps;
     for (auto node = c.Begin(); node != c.End(); ++node)
     {
         for (uint32_t i = 0; i < (*node)->GetNApplications(); ++i)
         {
-            Ptr<FlClientApp> client = DynamicCast<FlClientApp>((*node)->GetApplication(i));
-            if (!client)
-            {
-                continue;
-            }
-            PointerValue availability;
-            client->GetAttribute("Availability", availability);
-            if (Ptr<ClientAvailability> process = availability.Get<ClientAvailability>())
-            {
-                current += process->AssignStreams(current);
-            }
+            apps.Add((*node)->GetApplication(i));
+        }
+    }
+    return AssignStreams(apps, stream);
+}
+
+int64_t
+FlClientHelper::AssignStreams(const ApplicationContainer& apps, int64_t stream)
+{
+    int64_t current = stream;
+    for (auto app = apps.Begin(); app != apps.End(); ++app)
+    {
+        Ptr<FlClientApp> client = DynamicCast<FlClientApp>(*app);
+        if (!client)
+        {
+            continue;
+        }
+        PointerValue availability;
+        client->GetAttribute("Availability", availability);
+        if (Ptr<ClientAvailability> process = availability.Get<ClientAvailability>())
+        {
+            current += process->AssignStreams(current);
         }
     }
     // Then each client's own stream (join instant, reconnection delays).
-    for (auto node = c.Begin(); node != c.End(); ++node)
+    for (auto app = apps.Begin(); app != apps.End(); ++app)
     {
-        for (uint32_t i = 0; i < (*node)->GetNApplications(); ++i)
+        if (Ptr<FlClientApp> client = DynamicCast<FlClientApp>(*app))
         {
-            if (Ptr<FlClientApp> client = DynamicCast<FlClientApp>((*node)->GetApplication(i)))
-            {
-                current += client->AssignStreams(current);
-            }
+            current += client->AssignStreams(current);
         }
     }
     return current - stream;

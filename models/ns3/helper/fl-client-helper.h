@@ -90,6 +90,8 @@ class FlClientHelper
     /// the availability processes in node order, then each client's join and reconnection
     /// draws; returns how many were used.
     int64_t AssignStreams(NodeContainer c, int64_t stream);
+    /// The same for the FlClientApps in `apps`, in its order (clients that share a node).
+    static int64_t AssignStreams(const ApplicationContainer& apps, int64_t stream);
 
   private:
     Ptr<Application> InstallPriv(Ptr<Node> node);

@@ -216,6 +216,17 @@ class BackhaulLink
                                                    Ptr<Node> router,
                                                    const fedran::LinkConfig& config) = 0;
 
+    /**
+     * The link as `config` describes it, with no node or device at either end, for a
+     * transport that moves no packets through devices (models/ns3/model/stated-link.h);
+     * nullptr when the model needs its devices (a rate process driving them, a radio), and
+     * the topology then builds the client's node and devices as for packets.
+     */
+    virtual std::unique_ptr<InstalledLink> InstallStated(const fedran::LinkConfig& /* config */)
+    {
+        return nullptr;
+    }
+
     /// Fixes the random streams of every link installed so far; returns streams used.
     virtual int64_t AssignStreams(int64_t stream) = 0;
 };

@@ -26,6 +26,13 @@ FlClientApp::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&FlClientApp::m_clientId),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Endpoint",
+                          "This client's end in the transport's topology when it has no node "
+                          "of its own (a stated link, kStatedEndpointBase + its index); the "
+                          "default, the largest value, means the node the app runs on.",
+                          UintegerValue(kOwnNode),
+                          MakeUintegerAccessor(&FlClientApp::m_endpoint),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("Server",
                           "Address (with port) of the FL server.",
                           AddressValue(),
@@ -198,6 +205,13 @@ FlClientApp::Connect()
     if (m_crashed)
     {
         return; // Restart connects
+    }
+    if (m_endpoint != kOwnNode)
+    {
+        m_transport->ConnectEndpoint(m_endpoint,
+                                     m_server,
+                                     MakeCallback(&FlClientApp::HandleConnected, this));
+        return;
     }
     m_transport->Connect(GetNode(), m_server, MakeCallback(&FlClientApp::HandleConnected, this));
 }

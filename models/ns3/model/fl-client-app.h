@@ -130,8 +130,12 @@ class FlClientApp : public Application
     /// first byte).
     void TrainAndSchedule(uint32_t round, uint64_t modelFrameBytes, Time download, Time start);
 
+    /// "Endpoint"'s default: the client connects from the node it runs on.
+    static constexpr uint32_t kOwnNode = UINT32_MAX;
+
     // Attributes
     uint32_t m_clientId;
+    uint32_t m_endpoint = kOwnNode;
     Address m_server;
     double m_samplesPerSecond;
     Time m_deadline;

@@ -211,8 +211,16 @@ FlowMessageTransport::ServerAt(const Address& address) const
 void
 FlowMessageTransport::Connect(Ptr<Node> node, const Address& server, ChannelCallback onConnected)
 {
+    ConnectEndpoint(node->GetId(), server, onConnected);
+}
+
+void
+FlowMessageTransport::ConnectEndpoint(uint32_t endpoint,
+                                      const Address& server,
+                                      ChannelCallback onConnected)
+{
     NS_ABORT_MSG_UNLESS(m_network, "flow transport: SetTopology was not called");
-    TryConnect(node->GetId(), ServerAt(server), onConnected, 0);
+    TryConnect(endpoint, ServerAt(server), onConnected, 0);
 }
 
 void

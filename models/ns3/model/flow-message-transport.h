@@ -44,6 +44,9 @@ class FlowMessageTransport : public MessageTransport
 
     void Listen(Ptr<Node> node, uint16_t port, ChannelCallback onAccept) override;
     void Connect(Ptr<Node> node, const Address& server, ChannelCallback onConnected) override;
+    void ConnectEndpoint(uint32_t endpoint,
+                         const Address& server,
+                         ChannelCallback onConnected) override;
     bool CarriesPackets() const override
     {
         return false;

@@ -2,6 +2,7 @@
 
 #include "models/link-config/link-types.h"
 
+#include <ns3/fatal-error.h>
 #include <ns3/object-factory.h>
 
 #include <stdexcept>
@@ -80,6 +81,13 @@ MessageTransport::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::MessageTransport").SetParent<Object>().SetGroupName("Fedran");
     return tid;
+}
+
+void
+MessageTransport::ConnectEndpoint(uint32_t endpoint, const Address&, ChannelCallback)
+{
+    NS_FATAL_ERROR("transport " << GetInstanceTypeId().GetName() << " needs a node for endpoint "
+                                << endpoint << ": it carries packets");
 }
 
 Ptr<MessageTransport>

@@ -109,6 +109,13 @@ class MessageTransport : public Object
     /// with a null channel when the connection could not be made (the caller may try again).
     virtual void Connect(Ptr<Node> node, const Address& server, ChannelCallback onConnected) = 0;
 
+    /// As Connect, from an endpoint of the topology that has no node of its own (a client
+    /// on a stated link, kStatedEndpointBase + its index); only a transport that carries no
+    /// packets can (the default aborts).
+    virtual void ConnectEndpoint(uint32_t endpoint,
+                                 const Address& server,
+                                 ChannelCallback onConnected);
+
     /// Whether the bytes cross the network as ns-3 packets through the link devices (so that
     /// device traces, pcap files, FlowMonitor and packet background traffic see them).
     virtual bool CarriesPackets() const

@@ -1,6 +1,7 @@
 #include "models/ns3/model/point-to-point-link.h"
 
 #include "models/ns3/model/asymmetric-link.h"
+#include "models/ns3/model/stated-link.h"
 
 #include <ns3/data-rate.h>
 #include <ns3/double.h>
@@ -60,13 +61,26 @@ PointToPointLink::Install(Ptr<Node> client, Ptr<Node> router, const fedran::Link
     return link;
 }
 
+std::unique_ptr<InstalledLink>
+PointToPointLink::InstallStated(const fedran::LinkConfig& config)
+{
+    if (config.loss > 0.0)
+    {
+        m_errorModels.insert(m_errorModels.end(), 2, nullptr); // one per receiving end
+    }
+    // A packet-unit RateErrorModel drops each packet with probability `loss`, whatever its size.
+    return std::make_unique<StatedInstalledLink>(
+        StatedDirection{config.rateBps, config.delayS, config.loss},
+        StatedDirection{config.DownRateBps(), config.DownDelayS(), config.loss});
+}
+
 int64_t
 PointToPointLink::AssignStreams(int64_t stream)
 {
     int64_t used = 0;
     for (auto& em : m_errorModels)
     {
-        used += em->AssignStreams(stream + used);
+        used += em ? em->AssignStreams(stream + used) : 1; // RateErrorModel uses one
     }
     return used;
 }

@@ -20,9 +20,12 @@ class PointToPointLink : public BackhaulLink
     std::unique_ptr<InstalledLink> Install(Ptr<Node> client,
                                            Ptr<Node> router,
                                            const fedran::LinkConfig& config) override;
+    std::unique_ptr<InstalledLink> InstallStated(const fedran::LinkConfig& config) override;
     int64_t AssignStreams(int64_t stream) override;
 
   private:
+    /// In installation order; a stated link with loss holds two null places, so that its
+    /// stream numbers are the ones its devices' error models would have had.
     std::vector<Ptr<RateErrorModel>> m_errorModels;
 };
 

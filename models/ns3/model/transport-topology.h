@@ -16,7 +16,7 @@ namespace ns3
 /// One link of a tree whose root is the server: `child` sends its uplink toward `parent`.
 struct TransportLink
 {
-    uint32_t child = 0;  ///< node id of the end away from the server
+    uint32_t child = 0;  ///< node id (or stated endpoint id) of the end away from the server
     uint32_t parent = 0; ///< node id of the end toward the server
     /// Its delay and loss per direction come from here (InstalledLink::DelayS, LossOf).
     const InstalledLink* link = nullptr;
@@ -27,6 +27,11 @@ struct TransportLink
     uint32_t upDropTailPackets = 0;
     uint32_t downDropTailPackets = 0;
 };
+
+/// Endpoint ids of clients without a node of their own (a stated link,
+/// models/ns3/model/stated-link.h): kStatedEndpointBase + the client's index, above any
+/// node id ns-3 hands out in a run.
+constexpr uint32_t kStatedEndpointBase = 0x80000000u;
 
 struct TransportTopology
 {
