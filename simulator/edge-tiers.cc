@@ -24,7 +24,7 @@ EdgeTiers::EdgeTiers(const fedran::ScenarioConfig& config, const fedran::Federat
         for (int32_t h = clientHubs[i]; h != fedran::HubConfig::kCore;
              h = config.network.hubs[h].parent)
         {
-            m_subtreeSamples[h] += task.partition[i].size();
+            m_subtreeSamples[h] += task.Examples(i);
         }
     }
     for (uint32_t h = 0; h < config.network.hubs.size(); ++h)

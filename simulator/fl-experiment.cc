@@ -321,6 +321,16 @@ FlExperiment::InstallClients(RunState& run) const
         run.groupNames.push_back(m_config.groups[m_clientGroup[i]].name);
     }
     fedran::RecordOutputFile(run.outDir, "partition.csv");
+    if (m_task->generated)
+    {
+        std::vector<uint32_t> samples(m_task->Clients());
+        for (uint32_t i = 0; i < samples.size(); ++i)
+        {
+            samples[i] = m_task->Examples(i);
+        }
+        fedran::WriteSampleCountsCsv(run.outDir + "/partition.csv", samples, run.groupNames);
+        return;
+    }
     fedran::WritePartitionCsv(run.outDir + "/partition.csv",
                               m_task->partition,
                               m_task->data->train.y,

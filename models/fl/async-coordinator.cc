@@ -18,7 +18,7 @@ AsyncCoordinator::AsyncCoordinator(CoordinatorConfig config,
     m_state(
         MakeServerState(*m_task, m_config.asyncConfig.buffer, CodecSpec(), {}, kServerCodecStream))
     , m_clock(m_task->serverCompute, m_config.ticksPerSecond)
-    , m_idleAt(m_task->partition.size(), -1)
+    , m_idleAt(m_task->Clients(), -1)
 {
     // The scenario refuses it; a program that builds its own task is told here, not later by
     // every update failing to decode (its download report would not be taken off).
@@ -52,7 +52,7 @@ AsyncCoordinator::Stop()
 bool
 AsyncCoordinator::Admits(uint32_t client) const
 {
-    return client < m_task->partition.size();
+    return client < m_task->Clients();
 }
 
 void

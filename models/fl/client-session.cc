@@ -22,7 +22,7 @@ ClientSession::ClientSession(ClientSessionConfig config, std::shared_ptr<const F
     , m_attack(*m_task, m_config.clientId)
     , m_faults(m_task->seed, config.clientId, config.corruptUplink, config.crashProbability)
 {
-    if (m_config.clientId >= m_task->partition.size())
+    if (m_config.clientId >= m_task->Clients())
     {
         throw std::invalid_argument("client id beyond the partition");
     }
@@ -192,7 +192,7 @@ ClientSession::AcceptModel(const Frame& frame)
 double
 ClientSession::ComputeSeconds() const
 {
-    const size_t examples = m_task->partition[m_config.clientId].size();
+    const size_t examples = m_task->Examples(m_config.clientId);
     uint64_t work = LocalExamples(m_task->training, examples);
     if (m_controller && m_controller->NeedsError())
     {
@@ -241,15 +241,15 @@ ClientSession::PrepareRound(uint32_t round,
 EncodedUpdate
 ClientSession::TrainAndEncode(uint32_t round)
 {
-    const std::vector<uint32_t>& rows = m_task->partition[m_config.clientId];
     if (m_controller && m_controller->NeedsError())
     {
         // Before training moves the parameters: the spread of a few minibatch gradients at
         // the start model, without the trajectory's drift (gradient-spread.h).
+        const ClientExamples examples(*m_task, m_config.clientId);
         m_inputs.gradVariance = GradientSpread(*m_task->model,
                                                m_model,
-                                               m_task->data->train,
-                                               rows,
+                                               examples.Data(),
+                                               examples.Rows(),
                                                m_task->training.batchSize,
                                                kGradientSpreadBatches,
                                                m_spreadRng);
@@ -300,7 +300,7 @@ ClientSession::TrainAndEncode(uint32_t round)
         const std::vector<float> input =
             SecAggInput(round, std::move(result.update), encoded.record);
         result.update.clear();
-        payload = m_secagg->MaskedInput(input, rows.size());
+        payload = m_secagg->MaskedInput(input, m_task->Examples(m_config.clientId));
         encoded.record.rawBytes = input.size() * sizeof(float);
     }
     else if (m_task->training.pipelining.layerwise)
@@ -309,7 +309,7 @@ ClientSession::TrainAndEncode(uint32_t round)
                                                        m_codecs.UpdateEncoder().Id(),
                                                        round,
                                                        m_config.clientId,
-                                                       static_cast<uint32_t>(rows.size()));
+                                                       m_task->Examples(m_config.clientId));
         encoded.parts = m_layerwise.Encode(round,
                                            result.update,
                                            ComputeSeconds(),
@@ -347,7 +347,7 @@ ClientSession::TrainAndEncode(uint32_t round)
                                                m_codecs.UpdateEncoder().Id(),
                                                round,
                                                m_config.clientId,
-                                               static_cast<uint32_t>(rows.size()));
+                                               m_task->Examples(m_config.clientId));
 
     if (m_reportDownload && !m_task->training.pipelining.layerwise)
     {
@@ -506,7 +506,7 @@ ClientSession::AcceptCodecState(const Frame& frame)
                         m_codecs.UpdateEncoder().Id(),
                         frame.header.round,
                         m_config.clientId,
-                        static_cast<uint32_t>(m_task->partition[m_config.clientId].size()));
+                        static_cast<uint32_t>(m_task->Examples(m_config.clientId)));
     EncodedUpdate reply;
     reply.record.round = header.round;
     reply.record.client = m_config.clientId;

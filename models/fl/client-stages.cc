@@ -29,7 +29,7 @@ ClientSession::LossReplyFrame(uint32_t round, double loss)
                         m_codecs.ModelId(),
                         round,
                         m_config.clientId,
-                        static_cast<uint32_t>(m_task->partition[m_config.clientId].size())),
+                        m_task->Examples(m_config.clientId)),
         EncodeLossReply(loss));
 }
 
@@ -76,7 +76,7 @@ ClientSession::AcceptSecAgg(const Frame& frame)
                         0,
                         round,
                         m_config.clientId,
-                        static_cast<uint32_t>(m_task->partition[m_config.clientId].size())),
+                        m_task->Examples(m_config.clientId)),
         payload);
 }
 

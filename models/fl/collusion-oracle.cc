@@ -41,10 +41,11 @@ CollusionRound::Statistics(const FederatedTask& task) const
         for (uint32_t client : m_honest)
         {
             Rng rng(task.seed ^ (0x9E3779B97F4A7C15ull * m_round), kCollusionStreamBase + client);
+            const ClientExamples examples(task, client);
             const TrainingResult result = TrainLocal(*task.model,
                                                      m_global,
-                                                     task.data->train,
-                                                     task.partition[client],
+                                                     examples.Data(),
+                                                     examples.Rows(),
                                                      task.training,
                                                      m_round,
                                                      rng);

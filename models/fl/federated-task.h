@@ -11,6 +11,7 @@
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/model.h"
+#include "models/learning/synthetic-clients.h"
 #include "models/learning/server-optimizer.h"
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,8 @@ enum RngStream : uint64_t
     kClientSecAggStreamBase = 12ull << 32,
     /// + round: privacy.secure_aggregation, the round's neighbour graph and random_k support
     kSecAggRoundStreamBase = 13ull << 32,
+    /// + 2 x client id (+ 1 for its test examples): data.synthetic generated on demand
+    kSyntheticClientStreamBase = 14ull << 32,
 };
 
 /**
@@ -71,6 +74,9 @@ struct FederatedTask
     std::shared_ptr<const Model> model;
     std::shared_ptr<const TrainTestData> data;
     std::vector<std::vector<uint32_t>> partition; ///< per client: indices into data->train
+    /// data.synthetic.generate "on_demand": each client's examples are generated when it
+    /// trains, and `partition` is empty (data->train has the shape and no examples).
+    std::shared_ptr<const SyntheticClients> generated;
     TrainingConfig training;
     /// server.clients_per_round: the updates a synchronous round averages.
     uint32_t clientsPerRound = 1;
@@ -99,6 +105,47 @@ struct FederatedTask
     /// Keys run.json adds about the data (forecasting: "data" with cells and missing values
     /// filled, "baselines" with seasonal-naive and persistence errors); null when none.
     nlohmann::json dataReport;
+
+    /// How many clients the data is split among.
+    uint32_t Clients() const
+    {
+        return generated ? generated->Clients() : static_cast<uint32_t>(partition.size());
+    }
+
+    /// Client k's training examples (its FedAvg weight).
+    uint32_t Examples(uint32_t k) const
+    {
+        return generated ? generated->TrainCount(k) : static_cast<uint32_t>(partition[k].size());
+    }
+};
+
+/**
+ * A client's training examples as rows of a Dataset: `data->train` and its slice of the
+ * partition, or, for data generated on demand, its own examples, generated now and held
+ * only as long as this object.
+ */
+class ClientExamples
+{
+  public:
+    ClientExamples(const FederatedTask& task, uint32_t client);
+    ClientExamples(const ClientExamples&) = delete;
+    ClientExamples& operator=(const ClientExamples&) = delete;
+
+    const Dataset& Data() const
+    {
+        return *m_data;
+    }
+
+    const std::vector<uint32_t>& Rows() const
+    {
+        return *m_rows;
+    }
+
+  private:
+    Dataset m_generated;
+    std::vector<uint32_t> m_generatedRows;
+    const Dataset* m_data;
+    const std::vector<uint32_t>* m_rows;
 };
 
 } // namespace fedran

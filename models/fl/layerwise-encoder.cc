@@ -20,7 +20,7 @@ LayerwiseEncoder::Parts(double computeS)
     if (m_parts.empty())
     {
         const TrainingConfig& training = m_task.training;
-        const uint32_t examples = static_cast<uint32_t>(m_task.partition[m_client].size());
+        const uint32_t examples = m_task.Examples(m_client);
         const double lastStepS = double(LastStepExamples(training, examples)) / m_samplesPerSecond;
         const std::vector<double> flops = m_task.model->ForwardFlopsPerTensor();
         m_parts = PlanLayerwise(m_task.model->Layout(),

@@ -41,7 +41,8 @@ TakeLossReport(std::span<const uint8_t> payload, double& loss)
 double
 ClientLoss(const FederatedTask& task, uint32_t client, std::span<const float> params)
 {
-    const std::vector<uint32_t>& rows = task.partition.at(client);
+    const ClientExamples examples(task, client);
+    const std::vector<uint32_t>& rows = examples.Rows();
     if (rows.empty())
     {
         return 0.0;
@@ -53,7 +54,7 @@ ClientLoss(const FederatedTask& task, uint32_t client, std::span<const float> pa
     {
         const size_t n = std::min(batch, rows.size() - first);
         sum += double(n) * task.model->LossAndGradient(params,
-                                                       task.data->train,
+                                                       examples.Data(),
                                                        std::span(rows).subspan(first, n),
                                                        grad);
     }
@@ -63,7 +64,7 @@ ClientLoss(const FederatedTask& task, uint32_t client, std::span<const float> pa
 uint64_t
 LossReportExamples(const FederatedTask& task, uint32_t client)
 {
-    return task.partition.at(client).size();
+    return task.Examples(client);
 }
 
 } // namespace fedran

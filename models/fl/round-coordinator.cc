@@ -99,7 +99,7 @@ RoundCoordinator::Stop()
 bool
 RoundCoordinator::Admits(uint32_t client) const
 {
-    return client < m_task->partition.size() || m_config.aggregatorUplinkCodecs.count(client);
+    return client < m_task->Clients() || m_config.aggregatorUplinkCodecs.count(client);
 }
 
 void
@@ -112,9 +112,9 @@ RoundCoordinator::OnJoin(uint32_t client)
         RemoveClient(client, UpdateFate::Dropped, "reconnected");
     }
     m_joined.insert(client);
-    if (client < m_task->partition.size())
+    if (client < m_task->Clients())
     {
-        m_ledger[client].samples = static_cast<uint32_t>(m_task->partition[client].size());
+        m_ledger[client].samples = m_task->Examples(client);
     }
     // A rejoining client starts from zeros (ClientSession); so does its mirror.
     m_views.Forget(client);
@@ -372,7 +372,7 @@ RoundCoordinator::LaunchRound(std::vector<uint32_t> selected)
         std::vector<uint32_t> samples;
         for (uint32_t client : m_selected)
         {
-            samples.push_back(static_cast<uint32_t>(m_task->partition.at(client).size()));
+            samples.push_back(m_task->Examples(client));
         }
         levels = m_levels->Assign(samples, m_selected, m_roundStartS);
     }

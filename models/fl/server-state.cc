@@ -42,7 +42,7 @@ MakeServerState(const FederatedTask& task,
     {
         state.privacy = std::make_shared<DpLedger>(task.dp,
                                                    ruleCapacity,
-                                                   static_cast<uint32_t>(task.partition.size()));
+                                                   task.Clients());
     }
     state.rule->Reset(size);
     state.codecRng = Rng(task.seed, codecStream);

@@ -54,8 +54,9 @@ Train(const FederatedTask& task,
       LocalStepState* stepState,
       Rng& rng)
 {
-    const std::vector<uint32_t>& rows = task.partition[client];
-    const Dataset& train = task.data->train;
+    const ClientExamples examples(task, client);
+    const std::vector<uint32_t>& rows = examples.Rows();
+    const Dataset& train = examples.Data();
     std::optional<CodecStepHook> hook;
     if (stepState)
     {

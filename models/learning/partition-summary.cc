@@ -30,6 +30,38 @@ QuoteCell(const std::string& text)
     return quoted + "\"";
 }
 
+void
+CheckGroups(size_t clients, const std::vector<std::string>& groupOfClient)
+{
+    if (!groupOfClient.empty() && groupOfClient.size() != clients)
+    {
+        throw std::invalid_argument("WritePartitionCsv: " + std::to_string(groupOfClient.size()) +
+                                    " group names for " + std::to_string(clients) + " clients");
+    }
+}
+
+std::string
+RowStart(size_t k, const std::vector<std::string>& groupOfClient, size_t samples)
+{
+    return std::to_string(k) + ',' +
+           (groupOfClient.empty() ? std::string() : QuoteCell(groupOfClient[k])) + ',' +
+           std::to_string(samples);
+}
+
+void
+WriteWhole(const std::string& path, const std::string& text)
+{
+    errno = 0;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out)
+    {
+        const char* reason = errno != 0 ? std::strerror(errno) : "write failed";
+        throw std::runtime_error("cannot write partition summary '" + path + "': " + reason);
+    }
+}
+
 } // namespace
 
 void
@@ -39,12 +71,7 @@ WritePartitionCsv(const std::string& path,
                   uint32_t classes,
                   const std::vector<std::string>& groupOfClient)
 {
-    if (!groupOfClient.empty() && groupOfClient.size() != partition.size())
-    {
-        throw std::invalid_argument("WritePartitionCsv: " + std::to_string(groupOfClient.size()) +
-                                    " group names for " + std::to_string(partition.size()) +
-                                    " clients");
-    }
+    CheckGroups(partition.size(), groupOfClient);
     // Build the whole text first, so that bad input never leaves a half-written file behind.
     std::string text = "client,group,samples";
     for (uint32_t c = 0; c < classes; ++c)
@@ -71,25 +98,28 @@ WritePartitionCsv(const std::string& path,
             }
             ++histogram[labels[i]];
         }
-        text += std::to_string(k) + ',' +
-                (groupOfClient.empty() ? std::string() : QuoteCell(groupOfClient[k])) + ',' +
-                std::to_string(partition[k].size());
+        text += RowStart(k, groupOfClient, partition[k].size());
         for (uint64_t count : histogram)
         {
             text += ',' + std::to_string(count);
         }
         text += '\n';
     }
+    WriteWhole(path, text);
+}
 
-    errno = 0;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out)
+void
+WriteSampleCountsCsv(const std::string& path,
+                     std::span<const uint32_t> samples,
+                     const std::vector<std::string>& groupOfClient)
+{
+    CheckGroups(samples.size(), groupOfClient);
+    std::string text = "client,group,samples\n";
+    for (size_t k = 0; k < samples.size(); ++k)
     {
-        const char* reason = errno != 0 ? std::strerror(errno) : "write failed";
-        throw std::runtime_error("cannot write partition summary '" + path + "': " + reason);
+        text += RowStart(k, groupOfClient, samples[k]) + '\n';
     }
+    WriteWhole(path, text);
 }
 
 } // namespace fedran

@@ -30,6 +30,12 @@ void WritePartitionCsv(const std::string& path,
                        uint32_t classes,
                        const std::vector<std::string>& groupOfClient);
 
+/// partition.csv without label columns, from each client's example count: for data
+/// generated per client on demand, whose labels exist only while a client trains.
+void WriteSampleCountsCsv(const std::string& path,
+                          std::span<const uint32_t> samples,
+                          const std::vector<std::string>& groupOfClient);
+
 } // namespace fedran
 
 #endif

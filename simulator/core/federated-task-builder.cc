@@ -48,6 +48,7 @@ struct SplitData
     TrainTestData data;
     std::vector<std::vector<uint32_t>> partition;
     nlohmann::json report; ///< FederatedTask::dataReport
+    std::shared_ptr<const SyntheticClients> generated; ///< FederatedTask::generated
 };
 
 TrainTestData
@@ -158,6 +159,28 @@ MakeSplitData(const ScenarioConfig& config, uint32_t clients)
     if (data.dataset == "synthetic")
     {
         const ScenarioConfig::Data::Synthetic& s = data.synthetic;
+        if (s.onDemand)
+        {
+            const SyntheticSpec spec{s.alpha,
+                                     s.beta,
+                                     s.features,
+                                     s.classes,
+                                     s.testFraction,
+                                     s.samples,
+                                     s.testClients};
+            auto clientsData = AtPath("data.synthetic", [&] {
+                return std::make_shared<const SyntheticClients>(clients,
+                                                                spec,
+                                                                config.seed,
+                                                                kSyntheticClientStreamBase,
+                                                                rng);
+            });
+            SplitData split;
+            split.data.train = clientsData->Empty();
+            split.data.test = clientsData->TestSet();
+            split.generated = std::move(clientsData);
+            return split;
+        }
         FederatedData generated = AtPath("data.synthetic", [&] {
             return MakeSyntheticLeaf(clients,
                                      s.alpha,
@@ -194,6 +217,7 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
     }
     task->data = std::make_shared<const TrainTestData>(std::move(split.data));
     task->partition = std::move(split.partition);
+    task->generated = std::move(split.generated);
     task->dataReport = std::move(split.report);
     task->training = config.training;
     task->serverOptimizer = config.server.optimizer;
@@ -208,9 +232,9 @@ BuildFederatedTask(const ScenarioConfig& config, uint32_t clients)
         // The field must hold the sum of the weights without wrapping (the values' sum was
         // checked with the scenario): the largest site's weight is known only now.
         size_t largest = 0;
-        for (const std::vector<uint32_t>& rows : task->partition)
+        for (uint32_t k = 0; k < task->Clients(); ++k)
         {
-            largest = std::max(largest, rows.size());
+            largest = std::max<size_t>(largest, task->Examples(k));
         }
         const double weights = double(config.server.clientsPerRound) *
                                std::nearbyint(double(largest) / config.secagg.maxWeight *

@@ -85,6 +85,8 @@ ReadSynthetic(const json& synthetic,
     out.features = ReadUint32(synthetic.at("features"), path + ".features", errors);
     out.classes = ReadUint32(synthetic.at("classes"), path + ".classes", errors);
     out.testFraction = synthetic.at("test_fraction").get<double>();
+    out.onDemand = synthetic.at("generate").get<std::string>() == "on_demand";
+    out.testClients = ReadUint32(synthetic.at("test_clients"), path + ".test_clients", errors);
     const json& samples = synthetic.at("samples");
     out.samples = ReadSizeSpec(samples);
     out.samples.mu = samples.at("mu").get<double>();

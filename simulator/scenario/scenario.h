@@ -126,6 +126,8 @@ struct ScenarioConfig
             uint32_t classes = 10;
             double testFraction = 0.1;
             SizeSpec samples = SizeSpec::Leaf(); ///< examples per client (train + test)
+            bool onDemand = false;               ///< generate "on_demand" (else "upfront")
+            uint32_t testClients = 1000;         ///< on demand: clients in the test set
         } synthetic;
 
         /// cell-traffic: where the series come from and how examples are cut from them.

@@ -195,6 +195,37 @@ TEST(TaskBuilder, SyntheticDataComesSplitAmongTheClients)
     EXPECT_EQ(task->model->Layout().TotalSize(), 4u * 20 + 4);
 }
 
+TEST(TaskBuilder, SyntheticDataOnDemandKeepsOnlyTheSizes)
+{
+    // A million sites would hold ~450 million examples up front; on demand the task keeps the
+    // sizes, a client's rows exist while it trains, and the test set is a sample of clients'.
+    auto task = Build(50,
+                      {{"data",
+                        {{"dataset", "synthetic"},
+                         {"synthetic",
+                          {{"features", 20},
+                           {"classes", 4},
+                           {"test_fraction", 0.25},
+                           {"generate", "on_demand"},
+                           {"test_clients", 10},
+                           {"samples", {{"type", "equal"}, {"base", 40}}}}}}}});
+    EXPECT_TRUE(task->partition.empty());
+    ASSERT_TRUE(task->generated);
+    ASSERT_EQ(task->Clients(), 50u);
+    EXPECT_EQ(task->data->train.Size(), 0u);
+    EXPECT_EQ(task->data->train.features, 20u);
+    EXPECT_EQ(task->data->test.Size(), 10u * 10); // ten clients' held-out quarter
+    for (uint32_t k : {0u, 17u, 49u})
+    {
+        EXPECT_EQ(task->Examples(k), 30u);
+        const ClientExamples examples(*task, k);
+        ASSERT_EQ(examples.Rows().size(), 30u);
+        EXPECT_EQ(examples.Data().Size(), 30u);
+        EXPECT_EQ(examples.Rows().back(), 29u);
+    }
+    EXPECT_EQ(task->model->Layout().TotalSize(), 4u * 20 + 4);
+}
+
 TEST(TaskBuilder, DataProblemsNameTheirJsonPath)
 {
     const std::string missing = MessageOf<DataError>([] {

@@ -235,6 +235,8 @@ TEST(LearningKeys, SyntheticKeysReachTheGeneratorSettings)
                            {"features", 20},
                            {"classes", 5},
                            {"test_fraction", 0.2},
+                           {"generate", "on_demand"},
+                           {"test_clients", 300},
                            {"samples", {{"type", "equal"}, {"base", 80}}}}}}}}));
     const ScenarioConfig::Data::Synthetic& s = config.data.synthetic;
     EXPECT_DOUBLE_EQ(s.alpha, 0.5);
@@ -244,6 +246,8 @@ TEST(LearningKeys, SyntheticKeysReachTheGeneratorSettings)
     EXPECT_DOUBLE_EQ(s.testFraction, 0.2);
     EXPECT_EQ(s.samples.kind, SizeSpec::Kind::Equal);
     EXPECT_EQ(s.samples.base, 80u);
+    EXPECT_TRUE(s.onDemand);
+    EXPECT_EQ(s.testClients, 300u);
     // Recorded with its defaults, since it is used.
     EXPECT_EQ(config.resolved["data"]["synthetic"]["samples"]["mu"], 4);
 
@@ -253,6 +257,7 @@ TEST(LearningKeys, SyntheticKeysReachTheGeneratorSettings)
     EXPECT_DOUBLE_EQ(leaf.data.synthetic.samples.sigma, 2.0);
     EXPECT_EQ(leaf.data.synthetic.samples.base, 50u);
     EXPECT_EQ(leaf.data.synthetic.features, 60u);
+    EXPECT_FALSE(leaf.data.synthetic.onDemand);
 }
 
 TEST(LearningKeys, SyntheticDataIsNotPartitionedAgain)

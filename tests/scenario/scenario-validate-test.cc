@@ -26,6 +26,7 @@ Contains(const std::string& text, const std::string& part)
 /// The validator fills data.synthetic in every scenario (ToConfig drops it unless used).
 constexpr const char* kSyntheticDefaults = R"({
     "alpha": 1, "beta": 1, "features": 60, "classes": 10, "test_fraction": 0.1,
+    "generate": "upfront", "test_clients": 1000,
     "samples": {"type": "lognormal", "mu": 4, "sigma": 2, "base": 50, "cap": 0}
 })";
 constexpr const char* kCellTrafficDefaults = R"({

@@ -118,9 +118,9 @@ Ptr<Application>
 FlClientHelper::InstallPriv(Ptr<Node> node)
 {
     const uint32_t clientId = m_nextClientId;
-    NS_ABORT_MSG_IF(clientId >= m_task->partition.size(),
+    NS_ABORT_MSG_IF(clientId >= m_task->Clients(),
                     "FlClientHelper: client " << clientId << " has no slice of the task's "
-                                              << m_task->partition.size() << "-way partition");
+                                              << m_task->Clients() << "-way partition");
     // ClientId, SamplesPerSecond and Deadline are construction attributes, so they are in
     // place when SetTask builds the client's session from them.
     ObjectFactory factory = m_factory;

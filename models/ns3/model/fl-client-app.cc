@@ -144,7 +144,7 @@ FlClientApp::~FlClientApp() = default;
 void
 FlClientApp::SetTask(std::shared_ptr<const fedran::FederatedTask> task)
 {
-    NS_ABORT_MSG_IF(m_clientId >= task->partition.size(), "client id beyond the partition");
+    NS_ABORT_MSG_IF(m_clientId >= task->Clients(), "client id beyond the partition");
     fedran::ClientSessionConfig config;
     config.clientId = m_clientId;
     config.samplesPerSecond = m_samplesPerSecond;
