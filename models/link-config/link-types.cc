@@ -8,7 +8,7 @@ namespace
 
 // One line per link model (its class registers in models/ns3/model/backhaul-link.cc).
 constexpr LinkTypeTraits kLinkTypes[] = {
-    {"p2p", "", false, ""},
+    {"p2p", "", false, "", true},
     {"microwave", "", false, ""},
     {"trace", "", false, ""},
     {"lte", "a UE does not route a network behind it; use p2p, microwave or trace", true, ""},

@@ -27,6 +27,10 @@ struct LinkTypeTraits
     /// that moves no packets through the devices needs them, and refuses such a link rather
     /// than take it as lossless.
     std::string_view noDelayAndLossBecause;
+    /// It can exist as stated numbers alone, with no node or device at either end
+    /// (BackhaulLink::InstallStated), so a site on it costs no ns-3 objects under a transport
+    /// that carries no packets.
+    bool statedWithoutDevices = false;
 };
 
 /// A network.transport: the registry row of a MessageTransport (models/ns3/model/).

@@ -40,6 +40,10 @@ constexpr uint64_t kSocketBufferBytes = 4u << 20;
 /// A client's node, stack, sockets, session and codec objects (docs/performance.md: 55-87 kB a
 /// site at 1,000 and 10,000 sites).
 constexpr uint64_t kPerClientBytes = 80u << 10;
+/// A client on a stated link under a transport that carries no packets: no node, stack or
+/// device, only its session, connection and flow-model state (docs/scale.md: 11 kB a site
+/// at 100,000 and 1,000,000 sites).
+constexpr uint64_t kStatedClientBytes = 12u << 10;
 /// What the allocator keeps of freed round buffers grows with the rounds (fragmentation; the
 /// heap is trimmed only above 256 MiB free, main.cc): measured from 0.2 to 1.15 models per
 /// client and round between 2 and 100 rounds; 0.55, up to the larger of 384 MiB and 100 models.
@@ -285,14 +289,22 @@ EstimateRun(const ScenarioConfig& config,
                   data.train.Size() * sizeof(uint32_t); // the partition's indices
     memory.server = static_cast<uint64_t>(kServerModelCopies * model);
     const uint64_t clients = config.TotalClients();
+    const TransportTraits* transport = FindTransport(config.network.transport);
+    const bool packets = transport != nullptr && transport->carriesPackets;
+    for (const ClientGroupConfig& group : config.groups)
+    {
+        const LinkTypeTraits* link = FindLinkType(group.backhaul.type);
+        const bool stated = !packets && link != nullptr && link->statedWithoutDevices;
+        memory.clients += group.count * (stated ? kStatedClientBytes : kPerClientBytes);
+    }
     // An error-feedback or dgc residual stays with every client between its rounds.
-    const bool residual = config.uplinkCodec.KeepsState();
-    memory.clients =
-        clients * kPerClientBytes + (residual ? static_cast<uint64_t>(double(clients) * model) : 0);
+    if (config.uplinkCodec.KeepsState())
+    {
+        memory.clients += static_cast<uint64_t>(double(clients) * model);
+    }
     double sockets = 0.0;
     // A packet transport holds each frame in socket buffers too.
-    if (const TransportTraits* transport = FindTransport(config.network.transport);
-        transport != nullptr && transport->carriesPackets)
+    if (packets)
     {
         sockets =
             kSocketFrameCopies * double(std::min<uint64_t>(uplinkBytes, kSocketBufferBytes) +

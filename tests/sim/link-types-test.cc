@@ -28,6 +28,16 @@ TEST(LinkTypes, EveryDeclaredLinkTypeHasAModelAndNoOtherDoes)
         EXPECT_NE(ns3::MakeBackhaulLink(std::string(type)), nullptr) << type;
     }
     EXPECT_EQ(ns3::MakeBackhaulLink("no_such_link"), nullptr);
+    // The declared capability is what the model does: a link stated without devices.
+    for (std::string_view type : fedran::LinkTypeNames())
+    {
+        fedran::LinkConfig config;
+        config.type = std::string(type);
+        config.rateBps = 1'000'000;
+        EXPECT_EQ(ns3::MakeBackhaulLink(config.type)->InstallStated(config) != nullptr,
+                  fedran::FindLinkType(type)->statedWithoutDevices)
+            << type;
+    }
     EXPECT_EQ(fedran::FindLinkType("no_such_link"), nullptr);
     // What the scenario reader relies on: LTE sites come through the EPC, and hubs need
     // a link that routes.
@@ -57,20 +67,22 @@ struct FlowHops
     fedran::PathHop down;
 };
 
+/// With `stated`, the link as stated numbers (no devices, the client an endpoint id).
 FlowHops
-FlowHopsOf(const fedran::LinkConfig& config)
+FlowHopsOf(const fedran::LinkConfig& config, bool stated = false)
 {
     ns3::NodeContainer nodes;
     nodes.Create(2);
     std::unique_ptr<ns3::BackhaulLink> model = ns3::MakeBackhaulLink(config.type);
-    std::unique_ptr<ns3::InstalledLink> link = model->Install(nodes.Get(0), nodes.Get(1), config);
+    std::unique_ptr<ns3::InstalledLink> link =
+        stated ? model->InstallStated(config) : model->Install(nodes.Get(0), nodes.Get(1), config);
+    const uint32_t client = stated ? ns3::kStatedEndpointBase : nodes.Get(0)->GetId();
     ns3::TransportTopology topology;
-    topology.links.push_back({nodes.Get(0)->GetId(), nodes.Get(1)->GetId(), link.get(), nullptr});
+    topology.links.push_back({client, nodes.Get(1)->GetId(), link.get(), nullptr});
     FlowHops hops;
     {
         ns3::FlowNetwork network(topology, fedran::TcpFlowSettings{});
-        const ns3::FlowNetwork::Path path =
-            network.PathTo(nodes.Get(0)->GetId(), nodes.Get(1)->GetId());
+        const ns3::FlowNetwork::Path path = network.PathTo(client, nodes.Get(1)->GetId());
         ns3::Simulator::Schedule(ns3::MilliSeconds(10), [&] {
             hops.up = network.Hops(path, ns3::LinkDirection::Uplink).at(0);
             hops.down = network.Hops(path, ns3::LinkDirection::Downlink).at(0);
@@ -110,11 +122,21 @@ TEST(LinkTypes, AP2pLinksLossAndDelayPerDirectionReachTheFlowModel)
     p2p.delayS = 0.003;
     p2p.delayDownS = 0.007;
     p2p.loss = 0.01;
+    p2p.rateDownBps = 40'000'000;
     const FlowHops hops = FlowHopsOf(p2p);
     EXPECT_DOUBLE_EQ(hops.up.delayS, 0.003);
     EXPECT_DOUBLE_EQ(hops.down.delayS, 0.007);
     EXPECT_DOUBLE_EQ(hops.up.loss, 0.01);
     EXPECT_DOUBLE_EQ(hops.down.loss, 0.01);
+    // The same link stated without devices (a flow-mode site) gives the flow model the same.
+    const FlowHops stated = FlowHopsOf(p2p, true);
+    for (auto [a, b] : {std::pair{hops.up, stated.up}, std::pair{hops.down, stated.down}})
+    {
+        EXPECT_EQ(a.capacityBps, b.capacityBps);
+        EXPECT_EQ(a.delayS, b.delayS);
+        EXPECT_EQ(a.loss, b.loss);
+    }
+    EXPECT_EQ(stated.down.capacityBps, 40e6);
 }
 
 /// A link model that cannot state its delay and loss (none shipped is one).
