@@ -4,7 +4,7 @@
 // A backhaul link that exists only as the numbers a flow-level transport reads: rate, delay
 // and loss per direction, no node, device, queue or IP interface. A transport that moves no
 // packets through devices never touches them, and at a million sites they would be most of
-// the run's memory and set-up time (docs/architecture.md, "Sites without ns-3 objects").
+// the run's memory and set-up time (docs/scale.md).
 
 #include "models/ns3/model/backhaul-link.h"
 
