@@ -24,13 +24,12 @@ std::vector<uint8_t>
 ClientSession::LossReplyFrame(uint32_t round, double loss)
 {
     m_unacknowledged.push_back(0); // not an update: no measurement of the uplink
-    return EncodeFrame(
-        MakeFrameHeader(FrameType::LossReply,
-                        m_codecs.ModelId(),
-                        round,
-                        m_config.clientId,
-                        m_task->Examples(m_config.clientId)),
-        EncodeLossReply(loss));
+    return EncodeFrame(MakeFrameHeader(FrameType::LossReply,
+                                       m_codecs.ModelId(),
+                                       round,
+                                       m_config.clientId,
+                                       m_task->Examples(m_config.clientId)),
+                       EncodeLossReply(loss));
 }
 
 void
@@ -72,11 +71,7 @@ ClientSession::AcceptSecAgg(const Frame& frame)
     }
     m_unacknowledged.push_back(0); // not an update: no measurement of the uplink
     return EncodeFrame(
-        MakeFrameHeader(answer,
-                        0,
-                        round,
-                        m_config.clientId,
-                        m_task->Examples(m_config.clientId)),
+        MakeFrameHeader(answer, 0, round, m_config.clientId, m_task->Examples(m_config.clientId)),
         payload);
 }
 

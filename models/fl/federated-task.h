@@ -11,8 +11,8 @@
 #include "models/learning/dataset.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/model.h"
-#include "models/learning/synthetic-clients.h"
 #include "models/learning/server-optimizer.h"
+#include "models/learning/synthetic-clients.h"
 
 #include <nlohmann/json.hpp>
 

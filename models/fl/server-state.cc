@@ -40,9 +40,7 @@ MakeServerState(const FederatedTask& task,
     }
     if (task.dp.Enabled())
     {
-        state.privacy = std::make_shared<DpLedger>(task.dp,
-                                                   ruleCapacity,
-                                                   task.Clients());
+        state.privacy = std::make_shared<DpLedger>(task.dp, ruleCapacity, task.Clients());
     }
     state.rule->Reset(size);
     state.codecRng = Rng(task.seed, codecStream);

@@ -47,7 +47,7 @@ struct SplitData
 {
     TrainTestData data;
     std::vector<std::vector<uint32_t>> partition;
-    nlohmann::json report; ///< FederatedTask::dataReport
+    nlohmann::json report;                             ///< FederatedTask::dataReport
     std::shared_ptr<const SyntheticClients> generated; ///< FederatedTask::generated
 };
 

@@ -7,10 +7,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <sys/resource.h>
 #include <sys/wait.h>
-
-#include <fstream>
 
 namespace fedran::test
 {

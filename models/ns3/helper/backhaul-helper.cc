@@ -188,10 +188,10 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
     for (uint32_t i = 0; i < clients.size(); ++i)
     {
         const fedran::LinkConfig& link = clients[i].backhaul;
-        m_links.push_back(stated[i] ? std::move(stated[i])
-                                    : LinkModel(link.type).Install(m_clientNodes[i],
-                                                                   upstream(clientHub[i]),
-                                                                   link));
+        m_links.push_back(
+            stated[i]
+                ? std::move(stated[i])
+                : LinkModel(link.type).Install(m_clientNodes[i], upstream(clientHub[i]), link));
         const InstalledLink& installed = *m_links.back();
         // A site's uplink leaves from its host queue; its downlink from a router port (none
         // where the link model routes the client itself, e.g. an LTE cell).
