@@ -533,7 +533,7 @@ ClientSession::Delivered(const Delivery& delivery)
         return std::nullopt;
     }
     const uint32_t round = m_unacknowledged.front();
-    m_unacknowledged.pop_front();
+    m_unacknowledged.erase(m_unacknowledged.begin());
     if (round == 0)
     {
         return std::nullopt;
