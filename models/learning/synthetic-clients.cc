@@ -1,6 +1,6 @@
 #include "models/learning/synthetic-clients.h"
 
-#include "compression/portable-math.h"
+#include "models/learning/synthetic-model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,13 +9,6 @@
 
 namespace fedran
 {
-
-struct SyntheticClients::Model
-{
-    std::vector<double> w; ///< classes x features, row-major
-    std::vector<double> b;
-    std::vector<double> mean;
-};
 
 SyntheticClients::SyntheticClients(uint32_t clients,
                                    const SyntheticSpec& spec,
@@ -26,39 +19,27 @@ SyntheticClients::SyntheticClients(uint32_t clients,
     , m_seed(seed)
     , m_streamBase(streamBase)
 {
-    auto fail = [](const std::string& problem) {
-        throw std::invalid_argument("SyntheticClients: " + problem);
-    };
-    if (clients == 0 || spec.features == 0 || spec.classes == 0 || spec.testClients == 0)
+    CheckSyntheticArguments("SyntheticClients",
+                            clients,
+                            spec.alpha,
+                            spec.beta,
+                            spec.features,
+                            spec.classes,
+                            spec.testFraction);
+    if (spec.testClients == 0)
     {
-        fail("clients, features, classes and test clients must all be > 0");
-    }
-    if (spec.classes > 256)
-    {
-        fail("labels are uint8_t, so at most 256 classes, got " + std::to_string(spec.classes));
-    }
-    if (!(spec.alpha >= 0.0) || !std::isfinite(spec.alpha) || !(spec.beta >= 0.0) ||
-        !std::isfinite(spec.beta))
-    {
-        fail("alpha and beta must be finite and >= 0");
-    }
-    if (!(spec.testFraction >= 0.0) || !(spec.testFraction < 1.0))
-    {
-        fail("testFraction must be in [0, 1), got " + std::to_string(spec.testFraction));
+        throw std::invalid_argument("SyntheticClients: test clients must be > 0");
     }
     m_total = DrawClientSizes(clients, spec.samples, sizeRng);
     for (uint32_t k = 0; k < clients; ++k)
     {
         if (m_total[k] == 0)
         {
-            fail("client " + std::to_string(k) + " drew no examples; raise the sizes' base");
+            throw std::invalid_argument("SyntheticClients: client " + std::to_string(k) +
+                                        " drew no examples; raise the sizes' base");
         }
     }
-    m_scale.resize(spec.features);
-    for (uint32_t j = 0; j < spec.features; ++j)
-    {
-        m_scale[j] = pmath::Pow(static_cast<double>(j + 1), -0.6);
-    }
+    m_scale = SyntheticScales(spec.features);
 }
 
 uint32_t
@@ -68,13 +49,13 @@ SyntheticClients::TestCount(uint32_t k) const
     return std::min(wanted, m_total[k] - 1);
 }
 
-SyntheticClients::Model
+SyntheticClientModel
 SyntheticClients::DrawModel(Rng& rng) const
 {
     // The order of MakeSyntheticLeaf for one client: u_k, B_k, v_k, then W_k and b_k.
     const double u = m_spec.alpha * rng.Normal();
     const double bigB = m_spec.beta * rng.Normal();
-    Model model;
+    SyntheticClientModel model;
     model.mean.resize(m_spec.features);
     for (double& v : model.mean)
     {
@@ -93,42 +74,6 @@ SyntheticClients::DrawModel(Rng& rng) const
     return model;
 }
 
-void
-SyntheticClients::Append(const Model& model, uint32_t n, Rng& rng, Dataset& out) const
-{
-    const uint32_t features = m_spec.features;
-    out.x.reserve(out.x.size() + size_t{n} * features);
-    out.y.reserve(out.y.size() + n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        const size_t base = out.x.size();
-        out.x.resize(base + features);
-        float* x = out.x.data() + base;
-        for (uint32_t j = 0; j < features; ++j)
-        {
-            x[j] = static_cast<float>(model.mean[j] + m_scale[j] * rng.Normal());
-        }
-        // Labelled from the stored floats, as MakeSyntheticLeaf: y = argmax(W x + b).
-        uint32_t best = 0;
-        double bestLogit = 0.0;
-        for (uint32_t c = 0; c < m_spec.classes; ++c)
-        {
-            const double* row = model.w.data() + size_t{c} * features;
-            double logit = model.b[c];
-            for (uint32_t j = 0; j < features; ++j)
-            {
-                logit += row[j] * x[j];
-            }
-            if (c == 0 || logit > bestLogit)
-            {
-                best = c;
-                bestLogit = logit;
-            }
-        }
-        out.y.push_back(static_cast<uint8_t>(best));
-    }
-}
-
 Dataset
 SyntheticClients::Empty() const
 {
@@ -142,9 +87,9 @@ Dataset
 SyntheticClients::Train(uint32_t k) const
 {
     Rng rng(m_seed, m_streamBase + 2 * uint64_t{k});
-    const Model model = DrawModel(rng);
+    const SyntheticClientModel model = DrawModel(rng);
     Dataset train = Empty();
-    Append(model, TrainCount(k), rng, train);
+    AppendSyntheticExamples(model, m_scale, TrainCount(k), rng, train);
     return train;
 }
 
@@ -158,9 +103,9 @@ SyntheticClients::TestSet() const
     {
         const auto k = static_cast<uint32_t>(i * clients / chosen);
         Rng modelRng(m_seed, m_streamBase + 2 * uint64_t{k});
-        const Model model = DrawModel(modelRng);
+        const SyntheticClientModel model = DrawModel(modelRng);
         Rng testRng(m_seed, m_streamBase + 2 * uint64_t{k} + 1);
-        Append(model, TestCount(k), testRng, test);
+        AppendSyntheticExamples(model, m_scale, TestCount(k), testRng, test);
     }
     return test;
 }

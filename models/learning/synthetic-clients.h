@@ -8,6 +8,7 @@
 
 #include "models/learning/client-sizes.h"
 #include "models/learning/dataset.h"
+#include "models/learning/synthetic-model.h"
 
 #include <cstdint>
 #include <vector>
@@ -72,12 +73,10 @@ class SyntheticClients
     Dataset Empty() const;
 
   private:
-    struct Model; // a client's W_k, b_k and feature means, while its examples are drawn
-
     /// round(testFraction * n_k), at most n_k - 1 (as MakeSyntheticLeaf).
     uint32_t TestCount(uint32_t k) const;
-    Model DrawModel(Rng& rng) const;
-    void Append(const Model& model, uint32_t n, Rng& rng, Dataset& out) const;
+    /// Client k's W_k, b_k and feature means, in MakeSyntheticLeaf's order for one client.
+    SyntheticClientModel DrawModel(Rng& rng) const;
 
     SyntheticSpec m_spec;
     uint64_t m_seed;

@@ -1,6 +1,7 @@
 #include "models/learning/synthetic-data.h"
 
 #include "compression/portable-math.h"
+#include "models/learning/synthetic-model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,93 +11,6 @@
 
 namespace fedran
 {
-
-namespace
-{
-
-void
-CheckArguments(uint32_t clients,
-               double alpha,
-               double beta,
-               uint32_t features,
-               uint32_t classes,
-               double testFraction)
-{
-    auto fail = [](const std::string& problem) {
-        throw std::invalid_argument("MakeSyntheticLeaf: " + problem);
-    };
-    if (clients == 0 || features == 0 || classes == 0)
-    {
-        fail("clients, features and classes must all be > 0");
-    }
-    if (classes > 256)
-    {
-        fail("labels are uint8_t, so at most 256 classes, got " + std::to_string(classes));
-    }
-    if (!(alpha >= 0.0) || !std::isfinite(alpha) || !(beta >= 0.0) || !std::isfinite(beta))
-    {
-        fail("alpha and beta must be finite and >= 0");
-    }
-    if (!(testFraction >= 0.0) || !(testFraction < 1.0))
-    {
-        fail("testFraction must be in [0, 1), got " + std::to_string(testFraction));
-    }
-}
-
-/// One client's generative model: logits = W x + b, x = mean + scale .* N(0, I).
-struct ClientModel
-{
-    std::vector<double> w; ///< classes x features, row-major
-    std::vector<double> b;
-    std::vector<double> mean;
-};
-
-uint8_t
-Label(const ClientModel& model, const float* x, uint32_t features, uint32_t classes)
-{
-    uint32_t best = 0;
-    double bestLogit = 0.0;
-    for (uint32_t c = 0; c < classes; ++c)
-    {
-        const double* row = model.w.data() + size_t{c} * features;
-        double logit = model.b[c];
-        for (uint32_t j = 0; j < features; ++j)
-        {
-            logit += row[j] * x[j];
-        }
-        if (c == 0 || logit > bestLogit)
-        {
-            best = c;
-            bestLogit = logit;
-        }
-    }
-    return static_cast<uint8_t>(best);
-}
-
-/// Appends `n` examples drawn from `model` to `out`.
-void
-AppendExamples(const ClientModel& model,
-               const std::vector<double>& scale,
-               uint32_t n,
-               Rng& rng,
-               Dataset& out)
-{
-    const uint32_t features = out.features;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        const size_t base = out.x.size();
-        out.x.resize(base + features);
-        float* x = out.x.data() + base;
-        for (uint32_t j = 0; j < features; ++j)
-        {
-            x[j] = static_cast<float>(model.mean[j] + scale[j] * rng.Normal());
-        }
-        // Labelled from the stored floats, so the label is exactly a function of the data seen.
-        out.y.push_back(Label(model, x, features, out.classes));
-    }
-}
-
-} // namespace
 
 FederatedData
 MakeSyntheticLeaf(uint32_t clients,
@@ -108,7 +22,13 @@ MakeSyntheticLeaf(uint32_t clients,
                   double testFraction,
                   Rng& rng)
 {
-    CheckArguments(clients, alpha, beta, features, classes, testFraction);
+    CheckSyntheticArguments("MakeSyntheticLeaf",
+                            clients,
+                            alpha,
+                            beta,
+                            features,
+                            classes,
+                            testFraction);
     const std::vector<uint32_t> total = DrawClientSizes(clients, sizes, rng);
     std::vector<uint32_t> testCount(clients);
     size_t trainExamples = 0;
@@ -136,7 +56,7 @@ MakeSyntheticLeaf(uint32_t clients,
     {
         v = beta * rng.Normal();
     }
-    std::vector<ClientModel> models(clients);
+    std::vector<SyntheticClientModel> models(clients);
     for (uint32_t k = 0; k < clients; ++k)
     {
         models[k].mean.resize(features);
@@ -145,11 +65,7 @@ MakeSyntheticLeaf(uint32_t clients,
             v = bigB[k] + rng.Normal();
         }
     }
-    std::vector<double> scale(features);
-    for (uint32_t j = 0; j < features; ++j)
-    {
-        scale[j] = pmath::Pow(static_cast<double>(j + 1), -0.6); // sqrt of Sigma_jj = j^-1.2
-    }
+    const std::vector<double> scale = SyntheticScales(features);
 
     FederatedData result;
     Dataset& train = result.data.train;
@@ -161,7 +77,7 @@ MakeSyntheticLeaf(uint32_t clients,
     result.partition.resize(clients);
     for (uint32_t k = 0; k < clients; ++k)
     {
-        ClientModel& model = models[k];
+        SyntheticClientModel& model = models[k];
         model.w.resize(size_t{classes} * features);
         model.b.resize(classes);
         for (double& v : model.w)
@@ -174,8 +90,8 @@ MakeSyntheticLeaf(uint32_t clients,
         }
         const auto first = static_cast<uint32_t>(train.Size());
         const uint32_t trainCount = total[k] - testCount[k];
-        AppendExamples(model, scale, trainCount, rng, train);
-        AppendExamples(model, scale, testCount[k], rng, test);
+        AppendSyntheticExamples(model, scale, trainCount, rng, train);
+        AppendSyntheticExamples(model, scale, testCount[k], rng, test);
         auto& part = result.partition[k];
         part.resize(trainCount);
         for (uint32_t i = 0; i < trainCount; ++i)
@@ -183,7 +99,7 @@ MakeSyntheticLeaf(uint32_t clients,
             part[i] = first + i;
         }
         // Release each client's model as soon as its examples exist.
-        model = ClientModel{};
+        model = SyntheticClientModel{};
     }
     return result;
 }
