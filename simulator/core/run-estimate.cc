@@ -41,8 +41,8 @@ constexpr uint64_t kSocketBufferBytes = 4u << 20;
 /// site at 1,000 and 10,000 sites).
 constexpr uint64_t kPerClientBytes = 80u << 10;
 /// A client on a stated link under a transport that carries no packets: no node, stack or
-/// device, only its session, connection and flow-model state (docs/scale.md: 11 kB a site
-/// at 100,000 and 1,000,000 sites).
+/// device, only its session, connection and flow-model state (docs/scale.md: 8.6 kB a site
+/// measured; the bound leaves room for the allocator).
 constexpr uint64_t kStatedClientBytes = 12u << 10;
 /// What the allocator keeps of freed round buffers grows with the rounds (fragmentation; the
 /// heap is trimmed only above 256 MiB free, main.cc): measured from 0.2 to 1.15 models per
