@@ -28,6 +28,7 @@
 #include "simulator/stop-signals.h"
 
 #include <CLI/CLI.hpp>
+#include <ns3/nstime.h>
 
 #include <chrono>
 #include <cmath>
@@ -260,6 +261,11 @@ main(int argc, char** argv)
     // transport this was a fifth of the run's CPU (page faults), see docs/performance.md.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    // ns-3 records every Time made before the first Simulator::Run, so that a later
+    // SetResolution could rescale it: a std::set insert and erase per Time, tens of millions
+    // of them while a million sites are set up. Fixing the resolution now (nanoseconds, ns-3's
+    // default, so no value changes) ends the recording.
+    ns3::Time::SetResolution(ns3::Time::NS);
     CLI::App app{"fedran: federated learning over simulated RAN backhaul (ns-3)", "fedran"};
     app.set_version_flag("--version", std::string("fedran ") + ns3::FedranVersion());
     app.require_subcommand(1);

@@ -191,7 +191,7 @@ MakeSplitData(const ScenarioConfig& config, uint32_t clients)
                                      s.testFraction,
                                      rng);
         });
-        return {std::move(generated.data), std::move(generated.partition), nullptr};
+        return {std::move(generated.data), std::move(generated.partition), nullptr, nullptr};
     }
     SplitData split;
     split.data = LoadData(data);
