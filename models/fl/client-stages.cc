@@ -4,6 +4,7 @@
 
 #include "models/fl/client-session.h"
 #include "models/fl/loss-poll.h"
+#include "models/fl/loss-report.h"
 
 namespace fedran
 {
