@@ -197,8 +197,10 @@ def figures(final, targets, out_dir):
             ax.set_xlabel(label)
             ax.set_ylabel(column.replace("_", " "))
             ax.grid(alpha=0.3)
-        axes[0][-1].legend(fontsize=7, loc="lower right" if targets[0].higher_is_better
-                           else "upper right")
+        # The legend goes where every policy ran (a regime may have run fewer rows).
+        richest = max(axes[0], key=lambda a: len(a.get_lines()))
+        richest.legend(fontsize=7, loc="lower right" if targets[0].higher_is_better
+                       else "upper right")
         fig.tight_layout()
         path = os.path.join(out_dir, f"adaptive-quality-vs-{name}.png")
         fig.savefig(path, dpi=110)
