@@ -161,13 +161,7 @@ MakeSplitData(const ScenarioConfig& config, uint32_t clients)
         const ScenarioConfig::Data::Synthetic& s = data.synthetic;
         if (s.onDemand)
         {
-            const SyntheticSpec spec{s.alpha,
-                                     s.beta,
-                                     s.features,
-                                     s.classes,
-                                     s.testFraction,
-                                     s.samples,
-                                     s.testClients};
+            const SyntheticSpec& spec = s;
             auto clientsData = AtPath("data.synthetic", [&] {
                 return std::make_shared<const SyntheticClients>(clients,
                                                                 spec,

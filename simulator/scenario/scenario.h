@@ -20,6 +20,7 @@
 #include "models/learning/csv-reader.h"
 #include "models/learning/local-trainer.h"
 #include "models/learning/server-optimizer.h"
+#include "models/learning/synthetic-clients.h"
 #include "models/learning/traffic-windows.h"
 #include "models/link-config/link-config.h"
 
@@ -118,16 +119,10 @@ struct ScenarioConfig
         std::string csvTest;  ///< csv: test file
         CsvOptions csv;       ///< csv: label column, header, separator, scaling
 
-        struct Synthetic
+        /// data.synthetic: the generator's settings (testClients only on demand).
+        struct Synthetic : SyntheticSpec
         {
-            double alpha = 1.0;
-            double beta = 1.0;
-            uint32_t features = 60;
-            uint32_t classes = 10;
-            double testFraction = 0.1;
-            SizeSpec samples = SizeSpec::Leaf(); ///< examples per client (train + test)
-            bool onDemand = false;               ///< generate "on_demand" (else "upfront")
-            uint32_t testClients = 1000;         ///< on demand: clients in the test set
+            bool onDemand = false; ///< generate "on_demand" (else "upfront")
         } synthetic;
 
         /// cell-traffic: where the series come from and how examples are cut from them.
