@@ -3,8 +3,9 @@
 
 #include "simulator/scenario/config-readers.h"
 
-#include <regex>
+#include <optional>
 #include <set>
+#include <string_view>
 
 namespace fedran
 {
@@ -30,6 +31,54 @@ AllDirections(uint64_t clients, const std::vector<HubConfig>& hubs)
     return names;
 }
 
+/// "core" or "client-<i>" (i without leading zeros, at most ten digits), optionally followed
+/// by "-up" or "-down".
+struct LinkName
+{
+    std::optional<uint64_t> client;
+    bool hasDirection = false;
+};
+
+std::optional<LinkName>
+ParseLinkName(std::string_view name)
+{
+    LinkName link;
+    for (std::string_view tail : {"-up", "-down"})
+    {
+        if (name.size() > tail.size() && name.substr(name.size() - tail.size()) == tail)
+        {
+            name.remove_suffix(tail.size());
+            link.hasDirection = true;
+            break;
+        }
+    }
+    if (name == "core")
+    {
+        return link;
+    }
+    const std::string_view prefix = "client-";
+    if (name.substr(0, prefix.size()) != prefix)
+    {
+        return std::nullopt;
+    }
+    const std::string_view digits = name.substr(prefix.size());
+    if (digits.empty() || digits.size() > 10 || (digits.size() > 1 && digits[0] == '0'))
+    {
+        return std::nullopt;
+    }
+    uint64_t index = 0;
+    for (char c : digits)
+    {
+        if (c < '0' || c > '9')
+        {
+            return std::nullopt;
+        }
+        index = index * 10 + static_cast<uint64_t>(c - '0');
+    }
+    link.client = index;
+    return link;
+}
+
 } // namespace
 
 void
@@ -47,12 +96,10 @@ ReadCaptureOutputs(const nlohmann::json& output,
         return;
     }
     // "core" and "client-<i>" stand for both directions of the link.
-    static const std::regex kName(R"((core|client-(0|[1-9][0-9]{0,9}))(-up|-down)?)");
     std::set<std::string> wanted;
     for (size_t k = 0; k < pcap.size(); ++k)
     {
         const std::string name = pcap[k].get<std::string>();
-        std::smatch match;
         const std::string path = "output.pcap." + std::to_string(k);
         if (name.rfind("hub-", 0) == 0)
         {
@@ -81,20 +128,21 @@ ReadCaptureOutputs(const nlohmann::json& output,
             }
             continue;
         }
-        if (!std::regex_match(name, match, kName))
+        const std::optional<LinkName> link = ParseLinkName(name);
+        if (!link)
         {
             errors.push_back(path + ": \"" + name +
                              "\" is not a link direction (core-up, core-down, client-<i>-up, "
                              "client-<i>-down, or core / client-<i> for both)");
             continue;
         }
-        if (match[2].matched && std::stoull(match[2].str()) >= clients)
+        if (link->client && *link->client >= clients)
         {
             errors.push_back(path + ": \"" + name + "\": there are " + std::to_string(clients) +
                              " clients, numbered from 0");
             continue;
         }
-        if (match[3].matched)
+        if (link->hasDirection)
         {
             wanted.insert(name);
         }

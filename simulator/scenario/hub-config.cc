@@ -4,8 +4,8 @@
 #include "models/link-config/link-types.h"
 #include "simulator/scenario/config-readers.h"
 
+#include <algorithm>
 #include <map>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -23,13 +23,17 @@ using NameTable = std::map<std::string, std::vector<uint32_t>>;
 bool
 BadHubName(const std::string& name)
 {
-    static const std::regex kAllowed(R"([A-Za-z0-9_.\-]+)");
+    // Letters, digits, '_', '.' and '-' only: the name becomes part of file and link names.
+    const bool allowed =
+        !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   c == '_' || c == '.' || c == '-';
+        });
     auto endsWith = [&name](const std::string& tail) {
         return name.size() >= tail.size() &&
                name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
     };
-    return !std::regex_match(name, kAllowed) || name == "core" || endsWith("-up") ||
-           endsWith("-down");
+    return !allowed || name == "core" || endsWith("-up") || endsWith("-down");
 }
 
 /// Follows every hub's parents to the router; reports each loop once, at the entry that

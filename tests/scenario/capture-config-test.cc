@@ -46,7 +46,15 @@ TEST(CaptureConfig, BadNamesAreReportedWithTheirIndex)
 {
     const std::string range = ScenarioErrorOf([] { WithOutput({{"pcap", {"core", "client-4"}}}); });
     EXPECT_EQ(range.rfind("output.pcap.1: \"client-4\": there are 4 clients", 0), 0u) << range;
-    for (const char* bad : {"client-01-up", "client-1-left", "router", "client--1"})
+    for (const char* bad : {"client-01-up",
+                            "client-1-left",
+                            "router",
+                            "client--1",
+                            "client-",
+                            "core-up-down",
+                            "client-12345678901",
+                            "-up",
+                            "Core"})
     {
         const std::string message = ScenarioErrorOf([&] { WithOutput({{"pcap", {bad}}}); });
         EXPECT_EQ(message.rfind("output.pcap.0: \"" + std::string(bad) + "\" is not", 0), 0u)

@@ -114,8 +114,13 @@ TEST(HubConfig, ErrorsNameTheirPath)
         "every chain of parents must end at \"core\"");
     EXPECT_NE(ErrorOf(json::parse(R"([{"name": "core"}])")).find("network.hubs.0.name: \"core\""),
               std::string::npos);
-    EXPECT_NE(ErrorOf(json::parse(R"([{"name": "x-up"}])")).find("network.hubs.0.name"),
-              std::string::npos);
+    for (const char* bad : {"x-up", "x-down", "a/b", "a b", "\u00e9t\u00e9"})
+    {
+        json hubs = json::array({{{"name", bad}}});
+        EXPECT_NE(ErrorOf(hubs).find("network.hubs.0.name"), std::string::npos) << bad;
+    }
+    EXPECT_EQ(WithHubs(json::parse(R"([{"name": "Hub_1.a-b"}])")).network.hubs.at(0).name,
+              "Hub_1.a-b");
     EXPECT_NE(
         ErrorOf(json::parse(R"([{"name": "a", "backhaul": {"type": "lte", "distance_m": 100}}])"))
             .find("network.hubs.0.backhaul.type: \"lte\" cannot be a hub's link"),
