@@ -56,6 +56,8 @@ PortMicroSim::AddFlow(const MicroFlowSpec& spec)
     flow.spec = spec;
     flow.segments = static_cast<uint32_t>((spec.payloadBytes + m_tcp.mss - 1) / m_tcp.mss);
     flow.state.assign(flow.segments, Unsent);
+    flow.retx.assign(flow.segments, 0);
+    flow.sentAt.assign(flow.segments, 0.0);
     flow.received.assign(flow.segments, 0);
     flow.cwnd = std::max<uint32_t>(1, std::min(spec.cwnd, m_tcp.maxWindow));
     const double base =
@@ -111,6 +113,7 @@ PortMicroSim::NextFinish() const
         return std::nullopt;
     }
     PortMicroSim ahead = *this;
+    ahead.m_trace = nullptr;
     while (!ahead.m_events.empty())
     {
         const Event e = ahead.m_events.top();
@@ -176,6 +179,7 @@ PortMicroSim::Handle(const Event& e)
             else
             {
                 ++m_drops; // drop-tail: the buffer is full
+                Trace(e.flow, MicroTraceRow::Event::Drop, e.seg);
             }
             break;
         case EventType::PortDone: {
@@ -207,6 +211,36 @@ PortMicroSim::Handle(const Event& e)
             OnRto(e.flow, static_cast<uint32_t>(e.extra));
             break;
     }
+}
+
+void
+PortMicroSim::Trace(uint32_t f, MicroTraceRow::Event event, uint32_t seg)
+{
+    if (m_trace == nullptr)
+    {
+        return;
+    }
+    const Flow& flow = m_flows[f];
+    MicroTraceRow row;
+    row.timeS = m_now;
+    row.flow = f;
+    row.event = event;
+    row.seg = seg;
+    row.cwnd = flow.cwnd;
+    row.ssthresh = flow.ssthresh;
+    row.caState = static_cast<uint8_t>(flow.ca);
+    row.rtoS = flow.rto;
+    row.srttS = flow.srtt;
+    row.pipe = flow.pipe;
+    row.queue = static_cast<uint32_t>(m_port.size() - m_portHead - (m_portBusy ? 1 : 0));
+    m_trace->push_back(row);
+}
+
+double
+PortMicroSim::TimestampMs(double timeS)
+{
+    // TcpOptionTS::NowToTsValue: Simulator::Now().GetMilliSeconds(), truncated.
+    return std::floor(timeS * 1000.0);
 }
 
 uint64_t
@@ -276,9 +310,25 @@ PortMicroSim::Transmit(uint32_t f, uint32_t seg)
     {
         --flow.lostCount;
         ++flow.result.retransmissions;
+        flow.retx[seg] = 1;
+        ++flow.pipe;
+    }
+    else if (flow.state[seg] == InFlight)
+    {
+        // Sent again while the first copy is in flight (ns-3's DoRetransmit of the head):
+        // TcpTxBuffer::BytesInFlight counts it twice until it leaves.
+        ++flow.result.retransmissions;
+        if (flow.retx[seg] == 0)
+        {
+            flow.retx[seg] = 2;
+            ++flow.pipe;
+        }
+    }
+    else
+    {
+        ++flow.pipe;
     }
     flow.state[seg] = InFlight;
-    ++flow.pipe;
     if (flow.ca == CaState::Recovery)
     {
         ++flow.prrOut;
@@ -324,6 +374,7 @@ PortMicroSim::SendWhatTheWindowAllows(uint32_t f)
                 break;
             }
             seg = flow.nextNew++;
+            flow.sentAt[seg] = m_now;
         }
         Transmit(f, seg);
     }
@@ -333,13 +384,24 @@ void
 PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
 {
     Flow& flow = m_flows[f];
+    // TcpSocketBase::ProcessOptionTimestamp: a timestamp older than the last one seen is
+    // ignored; the echo is taken from the segment at the left edge of the window that no
+    // ACK has covered yet (the first of a delayed-ACK pair, or the one filling a hole).
+    const double ts = m_tcp.timestamps ? TimestampMs(stamp) : stamp;
+    if (ts >= flow.tsRecent)
+    {
+        flow.tsRecent = ts;
+        if (seg == flow.expected && seg <= flow.lastAckSent)
+        {
+            flow.tsEcho = ts;
+        }
+    }
     if (seg < flow.expected || flow.received[seg])
     {
         SendAck(f, -1); // a duplicate: ACK at once
         return;
     }
     flow.received[seg] = 1;
-    flow.lastStamp = stamp;
     if (seg != flow.expected)
     {
         ++flow.outOfOrder;
@@ -381,20 +443,23 @@ PortMicroSim::SendAck(uint32_t f, int64_t sackSeg)
     Flow& flow = m_flows[f];
     flow.delAckPending = 0;
     ++flow.delAckGen;
+    flow.lastAckSent = std::max(flow.lastAckSent, flow.expected);
     Schedule(m_now + flow.spec.ackDelayS,
              EventType::Ack,
              f,
              flow.expected,
              m_tcp.sack ? sackSeg : -1,
-             flow.lastStamp);
+             flow.tsEcho);
 }
 
 void
 PortMicroSim::MarkLost(Flow& flow)
 {
     // RFC 6675 IsLost: a segment with reTxThreshold SACKed segments above it. The highest
-    // SACKed segments are kept, so the threshold is the reTxThreshold-th highest of them; a
-    // segment sent again is not judged again (only the timeout finds it lost twice).
+    // SACKed segments are kept, so the threshold is the reTxThreshold-th highest of them
+    // (TcpTxBuffer::UpdateLostCount). A segment sent again stays in flight and is not sent a
+    // third time (NextSeg skips m_retrans; only the timeout finds it lost twice); one sent
+    // again while in flight now counts once in the pipe.
     const uint32_t k = std::min<uint32_t>(3, std::max<uint32_t>(1, m_tcp.reTxThreshold));
     if (flow.top3[k - 1] == 0)
     {
@@ -403,27 +468,48 @@ PortMicroSim::MarkLost(Flow& flow)
     const uint32_t below = flow.top3[k - 1] - 1;
     for (uint32_t s = std::max(flow.lostScan, flow.cumAck); s < below; ++s)
     {
-        if (flow.state[s] == InFlight)
+        if (flow.state[s] == InFlight && flow.retx[s] == 0)
         {
             flow.state[s] = Lost;
             --flow.pipe;
             ++flow.lostCount;
+        }
+        else if (flow.state[s] == InFlight && flow.retx[s] == 2)
+        {
+            --flow.pipe;
+            flow.retx[s] = 1;
         }
     }
     flow.lostScan = std::max(flow.lostScan, below);
 }
 
 void
+PortMicroSim::LeavePipe(Flow& flow, uint32_t seg)
+{
+    // An in-flight segment acknowledged, SACKed or marked lost.
+    flow.pipe -= flow.retx[seg] == 2 ? 2 : 1;
+    if (flow.retx[seg] == 2)
+    {
+        flow.retx[seg] = 1;
+    }
+}
+
+void
 PortMicroSim::EnterRecovery(uint32_t f)
 {
+    // TcpSocketBase::EnterRecovery (ns-3.37): the head is lost if not marked yet, the
+    // recovery point is HighData, ssthresh from the congestion control, then PRR's
+    // EnterRecovery (prrOut = prrDelivered = 0, RecoverFS = the unacknowledged data); the
+    // fast retransmit (DoRetransmit) follows PRR's first DoRecovery (in OnAck).
     Flow& flow = m_flows[f];
     flow.ca = CaState::Recovery;
     flow.recoveryPoint = flow.nextNew;
     ++flow.result.fastRecoveries;
-    if (flow.lostCount == 0 && flow.state[flow.cumAck] == InFlight)
+    if (flow.state[flow.cumAck] == InFlight)
     {
-        flow.state[flow.cumAck] = Lost; // three duplicate ACKs name the first hole
-        --flow.pipe;
+        LeavePipe(flow, flow.cumAck);
+        flow.retx[flow.cumAck] = 0; // MarkHeadAsLost clears the retransmitted flag
+        flow.state[flow.cumAck] = Lost;
         ++flow.lostCount;
     }
     flow.ssthresh = SsThresh(flow);
@@ -432,35 +518,77 @@ PortMicroSim::EnterRecovery(uint32_t f)
     flow.prrDelivered = 0;
     flow.prrOut = 0;
     flow.recoverFs = flow.nextNew - flow.cumAck;
-    // Fast retransmit: the first lost segment goes at once, whatever the pipe.
+}
+
+void
+PortMicroSim::PrrUpdate(Flow& flow, uint32_t delivered, bool retransAcked)
+{
+    // TcpPrrRecovery::DoRecovery (ns-3.37, ReductionBound SSRB): while the pipe is above
+    // ssthresh send ssthresh/RecoverFS of what is delivered; below it, what this ACK delivered
+    // (one segment more, and at least what PRR is behind, only when the ACK covers
+    // retransmitted data: m_isRetransDataAcked), never past ssthresh; at least one segment
+    // before anything was sent in recovery (the fast retransmit).
+    flow.prrDelivered += delivered;
+    const double pipe = flow.pipe;
+    int64_t sndcnt = 0;
+    if (pipe > flow.ssthresh)
+    {
+        sndcnt = static_cast<int64_t>(
+                     std::ceil(flow.prrDelivered * flow.ssthresh / std::max(1.0, flow.recoverFs))) -
+                 flow.prrOut;
+    }
+    else
+    {
+        const int64_t limit =
+            retransAcked ? std::max<int64_t>(static_cast<int64_t>(flow.prrDelivered) - flow.prrOut,
+                                             delivered) +
+                               1
+                         : static_cast<int64_t>(delivered);
+        sndcnt = std::min<int64_t>(limit, static_cast<int64_t>(flow.ssthresh - pipe));
+    }
+    sndcnt = std::max<int64_t>(sndcnt, flow.prrOut > 0 ? 0 : 1);
+    flow.cwnd = pipe + static_cast<double>(sndcnt);
+}
+
+void
+PortMicroSim::DoRetransmit(uint32_t f)
+{
+    // TcpSocketBase::DoRetransmit: the first segment marked lost and not sent again
+    // (NextSeg's rule 1), else the head again; whatever the window.
+    Flow& flow = m_flows[f];
+    uint32_t seg = flow.cumAck;
     for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
     {
         if (flow.state[s] == Lost)
         {
-            Transmit(f, s);
+            seg = s;
             break;
         }
     }
+    Transmit(f, seg);
 }
 
 void
 PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
 {
+    // TcpSocketBase::ReceivedAck and ProcessAck (ns-3.37) for one ACK.
     Flow& flow = m_flows[f];
     if (flow.cumAck >= flow.segments)
     {
         return; // everything acknowledged: the sender is done
     }
     uint32_t delivered = 0; // segments this ACK reports delivered for the first time (PRR)
+    bool sackNew = false;   // ns-3's isDupack with SACK: the scoreboard was updated
     if (sackSeg >= static_cast<int64_t>(cum) && sackSeg < static_cast<int64_t>(flow.segments))
     {
         const uint32_t s = static_cast<uint32_t>(sackSeg);
         if (flow.state[s] == InFlight || flow.state[s] == Lost)
         {
             ++delivered;
+            sackNew = true;
             if (flow.state[s] == InFlight)
             {
-                --flow.pipe;
+                LeavePipe(flow, s);
             }
             else
             {
@@ -478,15 +606,25 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
             }
         }
     }
+    if (m_tcp.sack)
+    {
+        MarkLost(flow);
+    }
+    const bool partial =
+        cum > flow.cumAck && cum < flow.recoveryPoint && flow.ca == CaState::Recovery;
+    bool retransAcked = false; // m_isRetransDataAcked: a partial ACK covers data sent again
     if (cum > flow.cumAck)
     {
+        const uint32_t oldCum = flow.cumAck;
         const uint32_t acked = cum - flow.cumAck;
         for (uint32_t s = flow.cumAck; s < cum; ++s)
         {
             delivered += flow.state[s] != Sacked ? 1 : 0;
+            retransAcked =
+                retransAcked || (partial && flow.retx[s] != 0 && flow.state[s] != Sacked);
             if (flow.state[s] == InFlight)
             {
-                --flow.pipe;
+                LeavePipe(flow, s);
             }
             else if (flow.state[s] == Lost)
             {
@@ -496,76 +634,87 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
         }
         flow.cumAck = cum;
         flow.dupAcks = 0;
-        // Timestamps give a sample per ACK; a new ACK also resets the backoff.
-        const double rtt = m_now - stamp;
-        RttSample(flow, rtt);
-        PktsAcked(flow, rtt);
+        RttSample(flow, oldCum, cum, stamp);
+        // CUBIC is given the smoothed RTT (m_tcb->m_lastRtt), not the sample.
+        PktsAcked(flow, flow.srtt);
         if (flow.cumAck >= flow.segments)
         {
             flow.rtoArmed = false;
             ++flow.rtoGen;
             return;
         }
-        ArmRto(f);
-        if (flow.ca != CaState::Open && flow.cumAck >= flow.recoveryPoint)
+        if (partial)
         {
-            if (flow.ca == CaState::Recovery)
+            if (!m_tcp.sack && flow.state[flow.cumAck] == InFlight)
             {
-                flow.cwnd = flow.ssthresh;
-            }
-            flow.ca = CaState::Open;
-        }
-        else if (flow.ca == CaState::Recovery)
-        {
-            // A partial ACK: the next hole is lost too (NewReno, RFC 6582).
-            if (flow.state[flow.cumAck] == InFlight && flow.lostCount == 0 && !m_tcp.sack)
-            {
+                // MarkHeadAsLost: without SACK a partial ACK names the next hole.
+                LeavePipe(flow, flow.cumAck);
                 flow.state[flow.cumAck] = Lost;
-                --flow.pipe;
                 ++flow.lostCount;
             }
+            PrrUpdate(flow, delivered, retransAcked);
+            // Unless the new head was sent again already, send a lost segment (or the head)
+            // now, whatever the window (ProcessAck's partial-ACK branch).
+            if (flow.retx[flow.cumAck] == 0 || flow.state[flow.cumAck] == Sacked)
+            {
+                DoRetransmit(f);
+            }
+            if (flow.firstPartialAck)
+            {
+                flow.firstPartialAck = false; // NewAck(ack, m_isFirstPartialAck)
+                ResetRto(flow);
+                ArmRto(f);
+            }
         }
-        if (flow.ca != CaState::Recovery)
+        else
         {
-            IncreaseWindow(flow, acked);
+            uint32_t growth = acked;
+            if (flow.ca == CaState::Loss && flow.cumAck >= flow.recoveryPoint)
+            {
+                // Leaving CA_LOSS, only the segments above the recovery point count.
+                growth = flow.cumAck - std::max(oldCum, flow.recoveryPoint);
+            }
+            if (flow.ca != CaState::Open && flow.cumAck >= flow.recoveryPoint)
+            {
+                if (flow.ca == CaState::Recovery)
+                {
+                    flow.cwnd = flow.ssthresh;
+                }
+                flow.ca = CaState::Open;
+                flow.firstPartialAck = true;
+            }
+            if (flow.ca != CaState::Recovery)
+            {
+                IncreaseWindow(flow, growth);
+            }
+            ResetRto(flow); // NewAck: the timer restarts at the estimator's RTO (no backoff)
+            ArmRto(f);
         }
     }
     else if (flow.cumAck < flow.nextNew)
     {
-        ++flow.dupAcks;
+        if ((!m_tcp.sack || sackNew) && flow.ca != CaState::Loss)
+        {
+            ++flow.dupAcks; // DupAck: not in CA_LOSS; with SACK only new SACK information
+        }
+        PktsAcked(flow, flow.srtt); // ProcessAck calls it for a duplicate ACK too
     }
-    if (m_tcp.sack)
-    {
-        MarkLost(flow);
-    }
+    bool entered = false;
     if (flow.ca == CaState::Open && (flow.dupAcks >= m_tcp.reTxThreshold || flow.lostCount > 0))
     {
         EnterRecovery(f);
+        entered = true;
     }
-    if (flow.ca == CaState::Recovery)
+    if (flow.ca == CaState::Recovery && (entered || (cum == flow.cumAck && sackNew)))
     {
-        // Proportional rate reduction (RFC 6937 with slow-start reduction bound, ns-3.37's
-        // TcpPrrRecovery default): while the pipe is above ssthresh send ssthresh/RecoverFS
-        // of what is delivered; below it, catch up by at most one segment more per ACK.
-        flow.prrDelivered += delivered;
-        int64_t sndcnt = 0;
-        if (flow.pipe > flow.ssthresh)
-        {
-            sndcnt = static_cast<int64_t>(std::ceil(flow.prrDelivered * flow.ssthresh /
-                                                    std::max(1.0, flow.recoverFs))) -
-                     flow.prrOut;
-        }
-        else
-        {
-            const int64_t limit =
-                std::max<int64_t>(static_cast<int64_t>(flow.prrDelivered) - flow.prrOut,
-                                  delivered) +
-                1;
-            sndcnt = std::min<int64_t>(static_cast<int64_t>(flow.ssthresh) - flow.pipe, limit);
-        }
-        flow.cwnd = flow.pipe + static_cast<double>(std::max<int64_t>(0, sndcnt));
+        PrrUpdate(flow, delivered, false);
+    }
+    if (entered)
+    {
+        DoRetransmit(f); // the fast retransmit
     }
     SendWhatTheWindowAllows(f);
+    Trace(f, MicroTraceRow::Event::Ack, flow.cumAck);
 }
 
 } // namespace fedran
