@@ -67,6 +67,10 @@ PortMicroSim::AddFlow(const MicroFlowSpec& spec)
     flow.rttvar = base / 2.0;
     flow.rto =
         std::max(flow.srtt + std::max(m_tcp.clockGranularityS, 4.0 * flow.rttvar), m_tcp.minRtoS);
+    if (spec.newConnection && m_tcp.delAckCount > 0)
+    {
+        flow.delAckPending = m_tcp.delAckCount - 1;
+    }
     m_flows.push_back(std::move(flow));
     const uint32_t id = static_cast<uint32_t>(m_flows.size() - 1);
     ++m_active;
@@ -404,9 +408,18 @@ PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
     flow.received[seg] = 1;
     if (seg != flow.expected)
     {
+        // One more out-of-order block unless the segment extends or joins neighbours.
+        const bool left = seg > flow.expected && flow.received[seg - 1] != 0;
+        const bool right = seg + 1 < flow.segments && flow.received[seg + 1] != 0;
+        flow.sackBlocks += 1;
+        flow.sackBlocks -= (left ? 1 : 0) + (right ? 1 : 0);
         ++flow.outOfOrder;
         SendAck(f, seg); // out of order: a duplicate ACK with the segment SACKed
         return;
+    }
+    if (seg + 1 < flow.segments && flow.received[seg + 1] != 0)
+    {
+        --flow.sackBlocks; // the first block above joins the in-order data
     }
     uint32_t advanced = 0;
     while (flow.expected < flow.segments && flow.received[flow.expected])
@@ -444,7 +457,17 @@ PortMicroSim::SendAck(uint32_t f, int64_t sackSeg)
     flow.delAckPending = 0;
     ++flow.delAckGen;
     flow.lastAckSent = std::max(flow.lastAckSent, flow.expected);
-    Schedule(m_now + flow.spec.ackDelayS,
+    // The ACK's serialisation on the hops back: 20 IP + 20 TCP bytes, the timestamp option
+    // and up to 3 SACK blocks (TcpSocketBase::AddOptionSack: 40 option bytes at most), padded
+    // to 4 bytes, and the link header; an ACK naming holes is longer than a pure one.
+    const uint32_t tsBytes = m_tcp.timestamps ? 10 : 0;
+    const uint32_t blocks = m_tcp.sack ? std::min<uint32_t>(flow.sackBlocks, 3) : 0;
+    const uint32_t sackBytes = blocks > 0 ? 2 + 8 * blocks : 0;
+    auto pad = [](uint32_t n) {
+        return (n + 3) / 4 * 4;
+    };
+    const uint32_t ackBytes = m_tcp.headerBytes - pad(tsBytes) + pad(tsBytes + sackBytes);
+    Schedule(m_now + flow.spec.ackDelayS + ackBytes * 8.0 * flow.spec.ackSecondsPerBit,
              EventType::Ack,
              f,
              flow.expected,
@@ -610,41 +633,81 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
     {
         MarkLost(flow);
     }
-    const bool partial =
-        cum > flow.cumAck && cum < flow.recoveryPoint && flow.ca == CaState::Recovery;
+    const uint32_t oldCum = flow.cumAck;
+    const bool partial = cum > oldCum && cum < flow.recoveryPoint && flow.ca == CaState::Recovery;
     bool retransAcked = false; // m_isRetransDataAcked: a partial ACK covers data sent again
-    if (cum > flow.cumAck)
+    for (uint32_t s = oldCum; s < cum; ++s)
     {
-        const uint32_t oldCum = flow.cumAck;
-        const uint32_t acked = cum - flow.cumAck;
-        for (uint32_t s = flow.cumAck; s < cum; ++s)
+        delivered += flow.state[s] != Sacked ? 1 : 0;
+        retransAcked = retransAcked || (partial && flow.retx[s] != 0 && flow.state[s] != Sacked);
+        if (flow.state[s] == InFlight)
         {
-            delivered += flow.state[s] != Sacked ? 1 : 0;
-            retransAcked =
-                retransAcked || (partial && flow.retx[s] != 0 && flow.state[s] != Sacked);
-            if (flow.state[s] == InFlight)
-            {
-                LeavePipe(flow, s);
-            }
-            else if (flow.state[s] == Lost)
-            {
-                --flow.lostCount;
-            }
-            flow.state[s] = Acked;
+            LeavePipe(flow, s);
         }
-        flow.cumAck = cum;
-        flow.dupAcks = 0;
+        else if (flow.state[s] == Lost)
+        {
+            --flow.lostCount;
+        }
+        flow.state[s] = Acked;
+    }
+    flow.cumAck = std::max(oldCum, cum);
+    if (cum > oldCum)
+    {
         RttSample(flow, oldCum, cum, stamp);
-        // CUBIC is given the smoothed RTT (m_tcb->m_lastRtt), not the sample.
-        PktsAcked(flow, flow.srtt);
+    }
+    // ProcessAck. A duplicate ACK is, with SACK, one that SACKs new data, whether or not it
+    // also moves the cumulative ACK (an out-of-order arrival ACKs the delayed segment too).
+    const bool isDupack = m_tcp.sack ? sackNew : (cum == oldCum && oldCum < flow.nextNew);
+    if (isDupack && flow.ca != CaState::Loss)
+    {
+        // DupAck: counted outside recovery (Open -> Disorder); in recovery PRR's DoRecovery;
+        // in Disorder the third one (or the second unacknowledged segment found lost)
+        // enters recovery, not before the previous recovery point is acknowledged.
+        if (flow.ca == CaState::Recovery)
+        {
+            PrrUpdate(flow, delivered, retransAcked);
+        }
+        else
+        {
+            ++flow.dupAcks;
+            const uint32_t k = std::min<uint32_t>(3, std::max<uint32_t>(1, m_tcp.reTxThreshold));
+            const uint32_t next = flow.cumAck + 1;
+            const bool nextLost = m_tcp.sack && flow.top3[k - 1] > 0 &&
+                                  next + 1 < flow.top3[k - 1] && next < flow.segments &&
+                                  flow.state[next] != Sacked;
+            if ((flow.dupAcks == m_tcp.reTxThreshold && flow.cumAck >= flow.recoveryPoint) ||
+                nextLost)
+            {
+                EnterRecovery(f);
+                PrrUpdate(flow, delivered, retransAcked);
+                DoRetransmit(f); // the fast retransmit
+            }
+        }
+    }
+    if (cum <= oldCum)
+    {
+        if (oldCum < flow.nextNew)
+        {
+            PktsAcked(flow, flow.srtt); // ProcessAck calls it for a duplicate ACK too
+        }
+    }
+    else
+    {
+        if (!isDupack)
+        {
+            flow.dupAcks = 0;
+        }
         if (flow.cumAck >= flow.segments)
         {
+            PktsAcked(flow, flow.srtt);
             flow.rtoArmed = false;
             ++flow.rtoGen;
-            return;
+            return; // everything acknowledged: the sender is done
         }
-        if (partial)
+        const uint32_t acked = cum - oldCum;
+        if (flow.ca == CaState::Recovery && flow.cumAck < flow.recoveryPoint)
         {
+            // A partial ACK, also right after DupAck entered recovery on this ACK.
             if (!m_tcp.sack && flow.state[flow.cumAck] == InFlight)
             {
                 // MarkHeadAsLost: without SACK a partial ACK names the next hole.
@@ -654,11 +717,12 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
             }
             PrrUpdate(flow, delivered, retransAcked);
             // Unless the new head was sent again already, send a lost segment (or the head)
-            // now, whatever the window (ProcessAck's partial-ACK branch).
+            // now, whatever the window.
             if (flow.retx[flow.cumAck] == 0 || flow.state[flow.cumAck] == Sacked)
             {
                 DoRetransmit(f);
             }
+            PktsAcked(flow, flow.srtt);
             if (flow.firstPartialAck)
             {
                 flow.firstPartialAck = false; // NewAck(ack, m_isFirstPartialAck)
@@ -666,52 +730,50 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
                 ArmRto(f);
             }
         }
-        else
+        else if (flow.ca == CaState::Loss && flow.cumAck < flow.recoveryPoint)
         {
-            uint32_t growth = acked;
-            if (flow.ca == CaState::Loss && flow.cumAck >= flow.recoveryPoint)
-            {
-                // Leaving CA_LOSS, only the segments above the recovery point count.
-                growth = flow.cumAck - std::max(oldCum, flow.recoveryPoint);
-            }
-            if (flow.ca != CaState::Open && flow.cumAck >= flow.recoveryPoint)
-            {
-                if (flow.ca == CaState::Recovery)
-                {
-                    flow.cwnd = flow.ssthresh;
-                }
-                flow.ca = CaState::Open;
-                flow.firstPartialAck = true;
-            }
-            if (flow.ca != CaState::Recovery)
-            {
-                IncreaseWindow(flow, growth);
-            }
+            PktsAcked(flow, flow.srtt);
+            IncreaseWindow(flow, acked);
             ResetRto(flow); // NewAck: the timer restarts at the estimator's RTO (no backoff)
             ArmRto(f);
         }
-    }
-    else if (flow.cumAck < flow.nextNew)
-    {
-        if ((!m_tcp.sack || sackNew) && flow.ca != CaState::Loss)
+        else
         {
-            ++flow.dupAcks; // DupAck: not in CA_LOSS; with SACK only new SACK information
+            uint32_t growth = acked;
+            bool exitedRecovery = false;
+            PktsAcked(flow, flow.srtt);
+            if (flow.ca == CaState::Open && flow.dupAcks > 0 && !isDupack)
+            {
+                flow.dupAcks = 0; // Disorder -> Open
+            }
+            else if (flow.ca == CaState::Recovery)
+            {
+                flow.ca = CaState::Open;
+                flow.firstPartialAck = true;
+                flow.dupAcks = 0;
+                exitedRecovery = true;
+            }
+            else if (flow.ca == CaState::Loss)
+            {
+                // Leaving CA_LOSS, only the segments above the recovery point count.
+                growth = flow.cumAck - std::max(oldCum, flow.recoveryPoint);
+                flow.ca = CaState::Open;
+                flow.firstPartialAck = true;
+            }
+            if (exitedRecovery)
+            {
+                ResetRto(flow);
+                ArmRto(f);
+                flow.cwnd = flow.ssthresh;
+            }
+            if (flow.ca == CaState::Open && flow.dupAcks == 0)
+            {
+                // Open (not Disorder): the window grows and the timer restarts.
+                IncreaseWindow(flow, growth);
+                ResetRto(flow);
+                ArmRto(f);
+            }
         }
-        PktsAcked(flow, flow.srtt); // ProcessAck calls it for a duplicate ACK too
-    }
-    bool entered = false;
-    if (flow.ca == CaState::Open && (flow.dupAcks >= m_tcp.reTxThreshold || flow.lostCount > 0))
-    {
-        EnterRecovery(f);
-        entered = true;
-    }
-    if (flow.ca == CaState::Recovery && (entered || (cum == flow.cumAck && sackNew)))
-    {
-        PrrUpdate(flow, delivered, false);
-    }
-    if (entered)
-    {
-        DoRetransmit(f); // the fast retransmit
     }
     SendWhatTheWindowAllows(f);
     Trace(f, MicroTraceRow::Event::Ack, flow.cumAck);

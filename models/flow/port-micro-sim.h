@@ -24,7 +24,8 @@
 // Around the port a flow is reduced to what its packets meet elsewhere: a feeder (the first
 // hop out of the sending host, whose queue never drops; flows from one host share it), a
 // fixed delay from the feeder to the port and from the port to the receiver, and a fixed
-// delay for its ACKs (ACKs take no capacity and are never lost). Nothing here draws at
+// delay for its ACKs plus their serialisation by size (an ACK with SACK blocks is longer),
+// but ACKs do not queue behind other traffic and are never lost. Nothing here draws at
 // random: the order of simultaneous events is the order they were scheduled in.
 // Parameters are read from the TCP configuration by the caller, never fitted.
 
@@ -82,9 +83,14 @@ struct MicroFlowSpec
     uint32_t feeder = 0;       ///< AddFeeder's id: the sending host's first hop
     double toPortS = 0.0;      ///< feeder to the port (propagation, store and forward)
     double fromPortS = 0.0;    ///< port to the receiver
-    double ackDelayS = 0.0;    ///< receiver to sender for an ACK
-    uint32_t cwnd = 10;        ///< window at the start, segments (an open connection's)
-    double srttS = 0.0;        ///< RTT estimate at the start (0: the path's base RTT)
+    double ackDelayS = 0.0;    ///< receiver to sender for an ACK: propagation
+    /// Σ 1 / rate over the hops an ACK crosses (s/bit): its serialisation, by its size.
+    double ackSecondsPerBit = 0.0;
+    uint32_t cwnd = 10; ///< window at the start, segments (an open connection's)
+    double srttS = 0.0; ///< RTT estimate at the start (0: the path's base RTT)
+    /// The connection carries its first data: ns-3's receiver ACKs the first segment at once
+    /// (m_delAckCount = m_delAckMaxCount after the handshake, "to speed up the connection").
+    bool newConnection = false;
 };
 
 /// What became of a flow.
@@ -292,6 +298,7 @@ class PortMicroSim
         std::vector<uint8_t> received;
         uint32_t expected = 0;
         uint32_t outOfOrder = 0;
+        uint32_t sackBlocks = 0; ///< runs of out-of-order data the receiver holds
         uint32_t delAckPending = 0;
         uint32_t delAckGen = 0;
         MicroFlowResult result;
