@@ -611,7 +611,18 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
             sackNew = true;
             if (flow.state[s] == InFlight)
             {
-                LeavePipe(flow, s);
+                // TcpTxBuffer::BytesInFlight = sent - SACKed - lost + retransmitted: a segment
+                // sent again keeps counting once after its SACK (m_retrans stays set until
+                // it is cumulatively acknowledged or a timeout clears the flags).
+                if (flow.retx[s] == 0)
+                {
+                    --flow.pipe;
+                }
+                else if (flow.retx[s] == 2)
+                {
+                    --flow.pipe;
+                    flow.retx[s] = 1;
+                }
             }
             else
             {
@@ -647,6 +658,10 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
         else if (flow.state[s] == Lost)
         {
             --flow.lostCount;
+        }
+        else if (flow.state[s] == Sacked && flow.retx[s] != 0)
+        {
+            --flow.pipe; // a SACKed retransmission leaves the pipe only now
         }
         flow.state[s] = Acked;
     }
