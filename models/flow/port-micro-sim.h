@@ -14,10 +14,13 @@
 //   limited transmit (RFC 3042); proportional rate reduction during recovery (RFC 6937 with
 //   the slow-start reduction bound, ns-3.37's TcpPrrRecovery), which ends when the recovery
 //   point is acknowledged; a retransmission that is lost again is found only by the timeout;
+//   the details (which ACK is a duplicate, the partial-ACK retransmission, the pipe counting
+//   SACKed retransmissions, PRR's bound) as ns-3.37 has them (port-micro-sim-ack.cc);
 // - the retransmission timeout RTO = max(SRTT + max(G, 4 RTTVAR), MinRto) (RFC 6298 with
 //   ns-3's RttMeanDeviation, alpha 1/8, beta 1/4), doubled per consecutive timeout and reset
-//   by a new acknowledgement; a timeout sets cwnd to one segment and marks every unSACKed
-//   segment lost;
+//   by a new acknowledgement (in recovery only the first partial one); a timeout sets cwnd to
+//   one segment and marks every unSACKed segment lost; RTT samples from the millisecond
+//   timestamp echo, none from a retransmitted segment (Karn), CUBIC given the smoothed RTT;
 // - delayed ACKs at the receiver (every `delAckCount` in-order segments or `delAckTimeoutS`),
 //   an immediate ACK for out-of-order data or data that fills a gap.
 //
