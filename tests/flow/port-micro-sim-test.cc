@@ -233,6 +233,51 @@ TEST(PortMicroSim, AnAckWithSackBlocksTakesLongerOnTheWayBack)
     EXPECT_NEAR(acks[6]->timeS, firstAck + 0.0015 + 0.010 + 62 * 8 * 1e-6, 1e-12);
 }
 
+TEST(PortMicroSim, AnAckThatSacksNewDataIsADuplicateEvenIfItMovesTheCumulativeAck)
+{
+    // ns-3.37 ProcessAck with SACK: isDupack = "the scoreboard was updated". A window of 4
+    // into a buffer of 2 (1 ms per packet, ACKs 10 ms back, delayed ACKs): 3 is dropped;
+    // the ACK of 0-1 (12.5 ms) grows the window to 6 and sends 4-9 (7 dropped). Segment 2
+    // waits for its delayed ACK until 4 arrives out of order (14 ms): the immediate ACK
+    // acknowledges 2 and SACKs 4. It is a duplicate: the window stays 6 (Disorder, no
+    // growth), and the SACKs of 5 and 6 make the third duplicate at 26 ms, recovery with
+    // ssthresh int(0.7 x 6) = 4.
+    MicroTcpSettings tcp;
+    tcp.hystart = false;
+    PortMicroSim sim(kOneMsPerPacket, 2, tcp);
+    std::vector<MicroTraceRow> rows;
+    sim.SetTrace(&rows);
+    MicroFlowSpec f;
+    f.payloadBytes = 20 * 1448;
+    f.feeder = sim.AddFeeder(0.0);
+    f.fromPortS = 0.0005;
+    f.ackDelayS = 0.010;
+    f.cwnd = 4;
+    f.srttS = 0.0115;
+    sim.AddFlow(f);
+    sim.RunUntil(10.0);
+    std::vector<const MicroTraceRow*> acks;
+    for (const MicroTraceRow& row : rows)
+    {
+        if (row.event == MicroTraceRow::Event::Ack)
+        {
+            acks.push_back(&row);
+        }
+    }
+    ASSERT_GE(acks.size(), 4u);
+    EXPECT_NEAR(acks[0]->timeS, 0.0125, 1e-12);
+    EXPECT_EQ(acks[0]->cwnd, 6.0);
+    EXPECT_NEAR(acks[1]->timeS, 0.024, 1e-12);
+    EXPECT_EQ(acks[1]->seg, 3u);   // the cumulative ACK moved...
+    EXPECT_EQ(acks[1]->cwnd, 6.0); // ...but the window did not grow
+    EXPECT_EQ(acks[1]->caState, 0u);
+    EXPECT_NEAR(acks[3]->timeS, 0.026, 1e-12);
+    EXPECT_EQ(acks[3]->caState, 1u);
+    EXPECT_EQ(acks[3]->ssthresh, 4.0);
+    EXPECT_EQ(sim.Result(0).timeouts, 0u);
+    EXPECT_TRUE(sim.Result(0).done);
+}
+
 TEST(PortMicroSim, IncastSpreadsFinishTimesAndIsDeterministic)
 {
     // 20 flows of 0.8 MB, each behind its own 100 Mbit/s hop, into a 100 Mbit/s port with
