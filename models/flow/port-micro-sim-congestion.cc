@@ -39,11 +39,38 @@ CubeRoot(double x)
 } // namespace
 
 void
-PortMicroSim::RttSample(Flow& flow, double rtt)
+PortMicroSim::RttSample(Flow& flow, uint32_t oldCum, uint32_t cum, double echo)
 {
-    const double diff = rtt - flow.srtt;
+    // TcpSocketBase::EstimateRtt (ns-3.37): a sample only if the ACK covers the oldest entry
+    // of the RTT history and that segment was never sent again (Karn); the history is
+    // emptied by a timeout. With timestamps the sample is the echoed millisecond timestamp's
+    // age (0 counts as 1 us), else the time since that segment was sent.
+    const uint32_t front = std::max(oldCum, flow.historyStart);
+    if (front >= cum || flow.retx[front] != 0)
+    {
+        return;
+    }
+    double m = 0.0;
+    if (m_tcp.timestamps)
+    {
+        const double ms = TimestampMs(m_now) - echo;
+        m = ms > 0.0 ? ms / 1000.0 : 1e-6;
+    }
+    else
+    {
+        m = m_now - flow.sentAt[front];
+    }
+    // RttMeanDeviation, alpha 1/8, beta 1/4.
+    const double diff = m - flow.srtt;
     flow.srtt += 0.125 * diff;
     flow.rttvar += 0.25 * (std::abs(diff) - flow.rttvar);
+    ResetRto(flow);
+}
+
+void
+PortMicroSim::ResetRto(Flow& flow)
+{
+    // RFC 6298 2.4 as TcpSocketBase: RTO = max(SRTT + max(G, 4 RTTVAR), MinRto).
     flow.rto = std::min(
         m_tcp.maxRtoS,
         std::max(flow.srtt + std::max(m_tcp.clockGranularityS, 4.0 * flow.rttvar), m_tcp.minRtoS));
@@ -191,6 +218,7 @@ PortMicroSim::PktsAcked(Flow& flow, double rtt)
         if (flow.found)
         {
             flow.ssthresh = flow.cwnd;
+            Trace(static_cast<uint32_t>(&flow - m_flows.data()), MicroTraceRow::Event::SsExit, 0);
         }
     }
 }
@@ -233,6 +261,10 @@ PortMicroSim::OnRto(uint32_t f, uint32_t gen)
     }
     flow.pipe = 0;
     flow.lostScan = flow.nextNew;
+    // TcpTxBuffer::SetSentListLost clears every retransmitted flag; the RTT history is
+    // emptied (no sample until a segment sent after now is acknowledged).
+    std::fill(flow.retx.begin(), flow.retx.end(), 0);
+    flow.historyStart = flow.nextNew;
     if (m_tcp.congestion == MicroTcpSettings::Congestion::Cubic)
     {
         flow.lastMaxCwnd = 0;
@@ -245,6 +277,7 @@ PortMicroSim::OnRto(uint32_t f, uint32_t gen)
     flow.rto = std::min(m_tcp.maxRtoS, flow.rto * 2.0);
     flow.rtoArmed = false;
     SendWhatTheWindowAllows(f);
+    Trace(f, MicroTraceRow::Event::Timeout, flow.cumAck);
 }
 
 } // namespace fedran

@@ -56,6 +56,8 @@ PortMicroSim::AddFlow(const MicroFlowSpec& spec)
     flow.spec = spec;
     flow.segments = static_cast<uint32_t>((spec.payloadBytes + m_tcp.mss - 1) / m_tcp.mss);
     flow.state.assign(flow.segments, Unsent);
+    flow.retx.assign(flow.segments, 0);
+    flow.sentAt.assign(flow.segments, 0.0);
     flow.received.assign(flow.segments, 0);
     flow.cwnd = std::max<uint32_t>(1, std::min(spec.cwnd, m_tcp.maxWindow));
     const double base =
@@ -65,6 +67,10 @@ PortMicroSim::AddFlow(const MicroFlowSpec& spec)
     flow.rttvar = base / 2.0;
     flow.rto =
         std::max(flow.srtt + std::max(m_tcp.clockGranularityS, 4.0 * flow.rttvar), m_tcp.minRtoS);
+    if (spec.newConnection && m_tcp.delAckCount > 0)
+    {
+        flow.delAckPending = m_tcp.delAckCount - 1;
+    }
     m_flows.push_back(std::move(flow));
     const uint32_t id = static_cast<uint32_t>(m_flows.size() - 1);
     ++m_active;
@@ -111,6 +117,7 @@ PortMicroSim::NextFinish() const
         return std::nullopt;
     }
     PortMicroSim ahead = *this;
+    ahead.m_trace = nullptr;
     while (!ahead.m_events.empty())
     {
         const Event e = ahead.m_events.top();
@@ -176,6 +183,7 @@ PortMicroSim::Handle(const Event& e)
             else
             {
                 ++m_drops; // drop-tail: the buffer is full
+                Trace(e.flow, MicroTraceRow::Event::Drop, e.seg);
             }
             break;
         case EventType::PortDone: {
@@ -207,6 +215,36 @@ PortMicroSim::Handle(const Event& e)
             OnRto(e.flow, static_cast<uint32_t>(e.extra));
             break;
     }
+}
+
+void
+PortMicroSim::Trace(uint32_t f, MicroTraceRow::Event event, uint32_t seg)
+{
+    if (m_trace == nullptr)
+    {
+        return;
+    }
+    const Flow& flow = m_flows[f];
+    MicroTraceRow row;
+    row.timeS = m_now;
+    row.flow = f;
+    row.event = event;
+    row.seg = seg;
+    row.cwnd = flow.cwnd;
+    row.ssthresh = flow.ssthresh;
+    row.caState = static_cast<uint8_t>(flow.ca);
+    row.rtoS = flow.rto;
+    row.srttS = flow.srtt;
+    row.pipe = flow.pipe;
+    row.queue = static_cast<uint32_t>(m_port.size() - m_portHead - (m_portBusy ? 1 : 0));
+    m_trace->push_back(row);
+}
+
+double
+PortMicroSim::TimestampMs(double timeS)
+{
+    // TcpOptionTS::NowToTsValue: Simulator::Now().GetMilliSeconds(), truncated.
+    return std::floor(timeS * 1000.0);
 }
 
 uint64_t
@@ -276,9 +314,25 @@ PortMicroSim::Transmit(uint32_t f, uint32_t seg)
     {
         --flow.lostCount;
         ++flow.result.retransmissions;
+        flow.retx[seg] = 1;
+        ++flow.pipe;
+    }
+    else if (flow.state[seg] == InFlight)
+    {
+        // Sent again while the first copy is in flight (ns-3's DoRetransmit of the head):
+        // TcpTxBuffer::BytesInFlight counts it twice until it leaves.
+        ++flow.result.retransmissions;
+        if (flow.retx[seg] == 0)
+        {
+            flow.retx[seg] = 2;
+            ++flow.pipe;
+        }
+    }
+    else
+    {
+        ++flow.pipe;
     }
     flow.state[seg] = InFlight;
-    ++flow.pipe;
     if (flow.ca == CaState::Recovery)
     {
         ++flow.prrOut;
@@ -324,6 +378,7 @@ PortMicroSim::SendWhatTheWindowAllows(uint32_t f)
                 break;
             }
             seg = flow.nextNew++;
+            flow.sentAt[seg] = m_now;
         }
         Transmit(f, seg);
     }
@@ -333,18 +388,38 @@ void
 PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
 {
     Flow& flow = m_flows[f];
+    // TcpSocketBase::ProcessOptionTimestamp: a timestamp older than the last one seen is
+    // ignored; the echo is taken from the segment at the left edge of the window that no
+    // ACK has covered yet (the first of a delayed-ACK pair, or the one filling a hole).
+    const double ts = m_tcp.timestamps ? TimestampMs(stamp) : stamp;
+    if (ts >= flow.tsRecent)
+    {
+        flow.tsRecent = ts;
+        if (seg == flow.expected && seg <= flow.lastAckSent)
+        {
+            flow.tsEcho = ts;
+        }
+    }
     if (seg < flow.expected || flow.received[seg])
     {
         SendAck(f, -1); // a duplicate: ACK at once
         return;
     }
     flow.received[seg] = 1;
-    flow.lastStamp = stamp;
     if (seg != flow.expected)
     {
+        // One more out-of-order block unless the segment extends or joins neighbours.
+        const bool left = seg > flow.expected && flow.received[seg - 1] != 0;
+        const bool right = seg + 1 < flow.segments && flow.received[seg + 1] != 0;
+        flow.sackBlocks += 1;
+        flow.sackBlocks -= (left ? 1 : 0) + (right ? 1 : 0);
         ++flow.outOfOrder;
         SendAck(f, seg); // out of order: a duplicate ACK with the segment SACKed
         return;
+    }
+    if (seg + 1 < flow.segments && flow.received[seg + 1] != 0)
+    {
+        --flow.sackBlocks; // the first block above joins the in-order data
     }
     uint32_t advanced = 0;
     while (flow.expected < flow.segments && flow.received[flow.expected])
@@ -381,191 +456,23 @@ PortMicroSim::SendAck(uint32_t f, int64_t sackSeg)
     Flow& flow = m_flows[f];
     flow.delAckPending = 0;
     ++flow.delAckGen;
-    Schedule(m_now + flow.spec.ackDelayS,
+    flow.lastAckSent = std::max(flow.lastAckSent, flow.expected);
+    // The ACK's serialisation on the hops back: 20 IP + 20 TCP bytes, the timestamp option
+    // and up to 3 SACK blocks (TcpSocketBase::AddOptionSack: 40 option bytes at most), padded
+    // to 4 bytes, and the link header; an ACK naming holes is longer than a pure one.
+    const uint32_t tsBytes = m_tcp.timestamps ? 10 : 0;
+    const uint32_t blocks = m_tcp.sack ? std::min<uint32_t>(flow.sackBlocks, 3) : 0;
+    const uint32_t sackBytes = blocks > 0 ? 2 + 8 * blocks : 0;
+    auto pad = [](uint32_t n) {
+        return (n + 3) / 4 * 4;
+    };
+    const uint32_t ackBytes = m_tcp.headerBytes - pad(tsBytes) + pad(tsBytes + sackBytes);
+    Schedule(m_now + flow.spec.ackDelayS + ackBytes * 8.0 * flow.spec.ackSecondsPerBit,
              EventType::Ack,
              f,
              flow.expected,
              m_tcp.sack ? sackSeg : -1,
-             flow.lastStamp);
-}
-
-void
-PortMicroSim::MarkLost(Flow& flow)
-{
-    // RFC 6675 IsLost: a segment with reTxThreshold SACKed segments above it. The highest
-    // SACKed segments are kept, so the threshold is the reTxThreshold-th highest of them; a
-    // segment sent again is not judged again (only the timeout finds it lost twice).
-    const uint32_t k = std::min<uint32_t>(3, std::max<uint32_t>(1, m_tcp.reTxThreshold));
-    if (flow.top3[k - 1] == 0)
-    {
-        return;
-    }
-    const uint32_t below = flow.top3[k - 1] - 1;
-    for (uint32_t s = std::max(flow.lostScan, flow.cumAck); s < below; ++s)
-    {
-        if (flow.state[s] == InFlight)
-        {
-            flow.state[s] = Lost;
-            --flow.pipe;
-            ++flow.lostCount;
-        }
-    }
-    flow.lostScan = std::max(flow.lostScan, below);
-}
-
-void
-PortMicroSim::EnterRecovery(uint32_t f)
-{
-    Flow& flow = m_flows[f];
-    flow.ca = CaState::Recovery;
-    flow.recoveryPoint = flow.nextNew;
-    ++flow.result.fastRecoveries;
-    if (flow.lostCount == 0 && flow.state[flow.cumAck] == InFlight)
-    {
-        flow.state[flow.cumAck] = Lost; // three duplicate ACKs name the first hole
-        --flow.pipe;
-        ++flow.lostCount;
-    }
-    flow.ssthresh = SsThresh(flow);
-    flow.cwnd = flow.ssthresh;
-    flow.cwndCnt = 0;
-    flow.prrDelivered = 0;
-    flow.prrOut = 0;
-    flow.recoverFs = flow.nextNew - flow.cumAck;
-    // Fast retransmit: the first lost segment goes at once, whatever the pipe.
-    for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
-    {
-        if (flow.state[s] == Lost)
-        {
-            Transmit(f, s);
-            break;
-        }
-    }
-}
-
-void
-PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
-{
-    Flow& flow = m_flows[f];
-    if (flow.cumAck >= flow.segments)
-    {
-        return; // everything acknowledged: the sender is done
-    }
-    uint32_t delivered = 0; // segments this ACK reports delivered for the first time (PRR)
-    if (sackSeg >= static_cast<int64_t>(cum) && sackSeg < static_cast<int64_t>(flow.segments))
-    {
-        const uint32_t s = static_cast<uint32_t>(sackSeg);
-        if (flow.state[s] == InFlight || flow.state[s] == Lost)
-        {
-            ++delivered;
-            if (flow.state[s] == InFlight)
-            {
-                --flow.pipe;
-            }
-            else
-            {
-                --flow.lostCount;
-            }
-            flow.state[s] = Sacked;
-            // Keep the three highest SACKed segments (stored + 1).
-            uint32_t v = s + 1;
-            for (uint32_t& top : flow.top3)
-            {
-                if (v > top)
-                {
-                    std::swap(v, top);
-                }
-            }
-        }
-    }
-    if (cum > flow.cumAck)
-    {
-        const uint32_t acked = cum - flow.cumAck;
-        for (uint32_t s = flow.cumAck; s < cum; ++s)
-        {
-            delivered += flow.state[s] != Sacked ? 1 : 0;
-            if (flow.state[s] == InFlight)
-            {
-                --flow.pipe;
-            }
-            else if (flow.state[s] == Lost)
-            {
-                --flow.lostCount;
-            }
-            flow.state[s] = Acked;
-        }
-        flow.cumAck = cum;
-        flow.dupAcks = 0;
-        // Timestamps give a sample per ACK; a new ACK also resets the backoff.
-        const double rtt = m_now - stamp;
-        RttSample(flow, rtt);
-        PktsAcked(flow, rtt);
-        if (flow.cumAck >= flow.segments)
-        {
-            flow.rtoArmed = false;
-            ++flow.rtoGen;
-            return;
-        }
-        ArmRto(f);
-        if (flow.ca != CaState::Open && flow.cumAck >= flow.recoveryPoint)
-        {
-            if (flow.ca == CaState::Recovery)
-            {
-                flow.cwnd = flow.ssthresh;
-            }
-            flow.ca = CaState::Open;
-        }
-        else if (flow.ca == CaState::Recovery)
-        {
-            // A partial ACK: the next hole is lost too (NewReno, RFC 6582).
-            if (flow.state[flow.cumAck] == InFlight && flow.lostCount == 0 && !m_tcp.sack)
-            {
-                flow.state[flow.cumAck] = Lost;
-                --flow.pipe;
-                ++flow.lostCount;
-            }
-        }
-        if (flow.ca != CaState::Recovery)
-        {
-            IncreaseWindow(flow, acked);
-        }
-    }
-    else if (flow.cumAck < flow.nextNew)
-    {
-        ++flow.dupAcks;
-    }
-    if (m_tcp.sack)
-    {
-        MarkLost(flow);
-    }
-    if (flow.ca == CaState::Open && (flow.dupAcks >= m_tcp.reTxThreshold || flow.lostCount > 0))
-    {
-        EnterRecovery(f);
-    }
-    if (flow.ca == CaState::Recovery)
-    {
-        // Proportional rate reduction (RFC 6937 with slow-start reduction bound, ns-3.37's
-        // TcpPrrRecovery default): while the pipe is above ssthresh send ssthresh/RecoverFS
-        // of what is delivered; below it, catch up by at most one segment more per ACK.
-        flow.prrDelivered += delivered;
-        int64_t sndcnt = 0;
-        if (flow.pipe > flow.ssthresh)
-        {
-            sndcnt = static_cast<int64_t>(std::ceil(flow.prrDelivered * flow.ssthresh /
-                                                    std::max(1.0, flow.recoverFs))) -
-                     flow.prrOut;
-        }
-        else
-        {
-            const int64_t limit =
-                std::max<int64_t>(static_cast<int64_t>(flow.prrDelivered) - flow.prrOut,
-                                  delivered) +
-                1;
-            sndcnt = std::min<int64_t>(static_cast<int64_t>(flow.ssthresh) - flow.pipe, limit);
-        }
-        flow.cwnd = flow.pipe + static_cast<double>(std::max<int64_t>(0, sndcnt));
-    }
-    SendWhatTheWindowAllows(f);
+             flow.tsEcho);
 }
 
 } // namespace fedran

@@ -14,17 +14,21 @@
 //   limited transmit (RFC 3042); proportional rate reduction during recovery (RFC 6937 with
 //   the slow-start reduction bound, ns-3.37's TcpPrrRecovery), which ends when the recovery
 //   point is acknowledged; a retransmission that is lost again is found only by the timeout;
+//   the details (which ACK is a duplicate, the partial-ACK retransmission, the pipe counting
+//   SACKed retransmissions, PRR's bound) as ns-3.37 has them (port-micro-sim-ack.cc);
 // - the retransmission timeout RTO = max(SRTT + max(G, 4 RTTVAR), MinRto) (RFC 6298 with
 //   ns-3's RttMeanDeviation, alpha 1/8, beta 1/4), doubled per consecutive timeout and reset
-//   by a new acknowledgement; a timeout sets cwnd to one segment and marks every unSACKed
-//   segment lost;
+//   by a new acknowledgement (in recovery only the first partial one); a timeout sets cwnd to
+//   one segment and marks every unSACKed segment lost; RTT samples from the millisecond
+//   timestamp echo, none from a retransmitted segment (Karn), CUBIC given the smoothed RTT;
 // - delayed ACKs at the receiver (every `delAckCount` in-order segments or `delAckTimeoutS`),
 //   an immediate ACK for out-of-order data or data that fills a gap.
 //
 // Around the port a flow is reduced to what its packets meet elsewhere: a feeder (the first
 // hop out of the sending host, whose queue never drops; flows from one host share it), a
 // fixed delay from the feeder to the port and from the port to the receiver, and a fixed
-// delay for its ACKs (ACKs take no capacity and are never lost). Nothing here draws at
+// delay for its ACKs plus their serialisation by size (an ACK with SACK blocks is longer),
+// but ACKs do not queue behind other traffic and are never lost. Nothing here draws at
 // random: the order of simultaneous events is the order they were scheduled in.
 // Parameters are read from the TCP configuration by the caller, never fitted.
 
@@ -53,6 +57,9 @@ struct MicroTcpSettings
     uint32_t reTxThreshold = 3; ///< duplicate ACKs (or SACKed segments above) for a loss
     bool limitedTransmit = true;
     bool sack = true;
+    /// TcpSocketBase::Timestamp: RTT samples from the echoed timestamp, in whole milliseconds
+    /// (TcpOptionTS); without it, from the send time of the segment acknowledged.
+    bool timestamps = true;
     double minRtoS = 1.0;
     double clockGranularityS = 0.001;
     double maxRtoS = 60.0;
@@ -79,9 +86,14 @@ struct MicroFlowSpec
     uint32_t feeder = 0;       ///< AddFeeder's id: the sending host's first hop
     double toPortS = 0.0;      ///< feeder to the port (propagation, store and forward)
     double fromPortS = 0.0;    ///< port to the receiver
-    double ackDelayS = 0.0;    ///< receiver to sender for an ACK
-    uint32_t cwnd = 10;        ///< window at the start, segments (an open connection's)
-    double srttS = 0.0;        ///< RTT estimate at the start (0: the path's base RTT)
+    double ackDelayS = 0.0;    ///< receiver to sender for an ACK: propagation
+    /// Σ 1 / rate over the hops an ACK crosses (s/bit): its serialisation, by its size.
+    double ackSecondsPerBit = 0.0;
+    uint32_t cwnd = 10; ///< window at the start, segments (an open connection's)
+    double srttS = 0.0; ///< RTT estimate at the start (0: the path's base RTT)
+    /// The connection carries its first data: ns-3's receiver ACKs the first segment at once
+    /// (m_delAckCount = m_delAckMaxCount after the handshake, "to speed up the connection").
+    bool newConnection = false;
 };
 
 /// What became of a flow.
@@ -94,6 +106,31 @@ struct MicroFlowResult
     uint32_t fastRecoveries = 0;  ///< entries into fast recovery
     uint32_t retransmissions = 0; ///< segments sent again
     uint32_t cwndAtFinish = 0;    ///< segments
+};
+
+/// One line of a micro-simulation's trace (PortMicroSim::SetTrace): a sender's state after an
+/// event, to set beside ns-3's TcpSocketBase traces (CongestionWindow, SlowStartThreshold,
+/// CongState, RTO, RTT, BytesInFlight) and the queue disc's PacketsInQueue and Drop.
+struct MicroTraceRow
+{
+    enum class Event : uint8_t
+    {
+        Ack,     ///< an ACK was processed
+        Timeout, ///< the retransmission timer fired
+        Drop,    ///< the port dropped one of the flow's segments
+        SsExit   ///< HyStart ended slow start
+    };
+    double timeS = 0.0;
+    uint32_t flow = 0;
+    Event event = Event::Ack;
+    uint32_t seg = 0;      ///< the cumulative ACK, or the dropped segment
+    double cwnd = 0.0;     ///< segments
+    double ssthresh = 0.0; ///< segments
+    uint8_t caState = 0;   ///< 0 open, 1 recovery, 2 loss
+    double rtoS = 0.0;
+    double srttS = 0.0;
+    uint32_t pipe = 0;  ///< segments in flight
+    uint32_t queue = 0; ///< packets in the port's buffer (the one on the line not counted)
 };
 
 /**
@@ -148,6 +185,12 @@ class PortMicroSim
     size_t Active() const
     {
         return m_active;
+    }
+    /// Records every sender's state after each event into `rows` (nullptr: off). For
+    /// comparing a case with ns-3's traces; the simulation itself does not change.
+    void SetTrace(std::vector<MicroTraceRow>* rows)
+    {
+        m_trace = rows;
     }
     /// Packets the port dropped so far.
     uint64_t Drops() const
@@ -214,6 +257,9 @@ class PortMicroSim
         uint32_t segments = 0;
         // Sender.
         std::vector<uint8_t> state;
+        /// ns-3's TcpTxItem::m_retrans since the last timeout: 1 sent again, 2 sent again
+        /// while still in flight (DoRetransmit's head), which counts twice in the pipe.
+        std::vector<uint8_t> retx;
         uint32_t cumAck = 0;   ///< first segment not cumulatively acknowledged
         uint32_t nextNew = 0;  ///< first segment never sent
         uint32_t pipe = 0;     ///< segments in flight (RFC 6675)
@@ -229,6 +275,13 @@ class PortMicroSim
         int64_t prrOut = 0;        ///< PRR: segments sent since recovery began
         double recoverFs = 0;      ///< PRR: segments outstanding when recovery began
         double srtt = 0, rttvar = 0, rto = 1.0;
+        uint32_t historyStart = 0;   ///< segments below were sent before the last timeout
+        std::vector<double> sentAt;  ///< first send time of each segment (RTT history)
+        bool firstPartialAck = true; ///< only the first partial ACK of a recovery re-arms
+        // Receiver's timestamp echo (TcpSocketBase::ProcessOptionTimestamp).
+        double tsEcho = 0;
+        double tsRecent = -1;
+        uint32_t lastAckSent = 0;
         uint32_t rtoGen = 0;
         bool rtoArmed = false;
         // CUBIC.
@@ -248,9 +301,9 @@ class PortMicroSim
         std::vector<uint8_t> received;
         uint32_t expected = 0;
         uint32_t outOfOrder = 0;
+        uint32_t sackBlocks = 0; ///< runs of out-of-order data the receiver holds
         uint32_t delAckPending = 0;
         uint32_t delAckGen = 0;
-        double lastStamp = 0;
         MicroFlowResult result;
         bool reported = false;
     };
@@ -274,13 +327,19 @@ class PortMicroSim
     void ArmRto(uint32_t f);
     void MarkLost(Flow& flow);
     void EnterRecovery(uint32_t f);
-    void RttSample(Flow& flow, double rtt);
+    void PrrUpdate(Flow& flow, uint32_t delivered, bool retransAcked);
+    void DoRetransmit(uint32_t f);
+    void LeavePipe(Flow& flow, uint32_t seg);
+    void RttSample(Flow& flow, uint32_t oldCum, uint32_t cum, double echo);
+    void ResetRto(Flow& flow);
     double SsThresh(Flow& flow);
     void IncreaseWindow(Flow& flow, uint32_t acked);
     uint32_t CubicCount(Flow& flow);
     void HystartReset(Flow& flow);
     void PktsAcked(Flow& flow, double rtt);
     uint64_t WireBytes(const Flow& flow, uint32_t seg) const;
+    static double TimestampMs(double timeS);
+    void Trace(uint32_t f, MicroTraceRow::Event event, uint32_t seg);
 
     double m_capacityBps;
     uint32_t m_buffer;
@@ -295,6 +354,7 @@ class PortMicroSim
     bool m_portBusy = false;
     uint64_t m_drops = 0;
     size_t m_active = 0;
+    std::vector<MicroTraceRow>* m_trace = nullptr;
 };
 
 } // namespace fedran

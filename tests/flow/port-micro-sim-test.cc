@@ -113,6 +113,171 @@ TEST(PortMicroSim, AloneWithADeepBufferMatchesTheFlowModel)
     EXPECT_NEAR(sim.Result(id).finishS, model, 0.05 * model);
 }
 
+/// One flow with a window of 20 into a buffer of 5 behind a 1 ms-per-packet port, ACKs
+/// 10 ms back, one ACK per segment, no HyStart: the first window loses 6..19 and the
+/// segments sent on the first ACKs make the duplicate ACKs. Traced.
+std::vector<MicroTraceRow>
+RecoveryCase(double ackSecondsPerBit, MicroFlowResult* result)
+{
+    MicroTcpSettings tcp;
+    tcp.delAckCount = 1;
+    tcp.hystart = false;
+    PortMicroSim sim(kOneMsPerPacket, 5, tcp);
+    std::vector<MicroTraceRow> rows;
+    sim.SetTrace(&rows);
+    MicroFlowSpec f;
+    f.payloadBytes = 40 * 1448;
+    f.feeder = sim.AddFeeder(0.0);
+    f.fromPortS = 0.0005;
+    f.ackDelayS = 0.010;
+    f.ackSecondsPerBit = ackSecondsPerBit;
+    f.cwnd = 20;
+    f.srttS = 0.0115;
+    sim.AddFlow(f);
+    sim.RunUntil(10.0);
+    *result = sim.Result(0);
+    EXPECT_EQ(sim.Drops(), 16u);
+    return rows;
+}
+
+TEST(PortMicroSim, RecoveryKeepsThePipeUntilARetransmissionIsAcked)
+{
+    // ns-3.37 TcpPrrRecovery (SSRB) by hand. Segment 0 on the line, 1-5 queued, 6-19
+    // dropped; the ACKs of 0-5 (11.5-16.5 ms) grow the window to 26 and send 20-31 (29 and
+    // 31 dropped). The SACKs of 20 and 21 (23, 24 ms) send 32 and 33 (pipe below cwnd); the
+    // third (25 ms) enters recovery: ssthresh = int(0.7 x 26) = 18, 6-19 lost, pipe 11
+    // (23-33), PRR's first DoRecovery sendCount = 1 (the forced fast retransmit), cwnd 12,
+    // and the retransmission of 6 makes the pipe 12. Each further SACK delivers one segment
+    // and acknowledges no retransmitted data, so sendCount = min(delivered, ssthresh - pipe)
+    // = 1: the pipe stays at 12 (the reduction bound's +1 only when m_isRetransDataAcked),
+    // until 29 is found lost (35.5 ms: pipe 10, cwnd 11).
+    MicroFlowResult result;
+    const std::vector<MicroTraceRow> rows = RecoveryCase(0.0, &result);
+    const MicroTraceRow* entry = nullptr;
+    uint32_t beforeAnyCumulative = 0;
+    for (const MicroTraceRow& row : rows)
+    {
+        if (row.event != MicroTraceRow::Event::Ack || row.caState != 1 || row.seg != 6)
+        {
+            continue;
+        }
+        entry = entry ? entry : &row;
+        ++beforeAnyCumulative;
+        EXPECT_LE(row.pipe, 12u) << row.timeS;
+        EXPECT_GE(row.pipe, 11u) << row.timeS;
+    }
+    ASSERT_NE(entry, nullptr);
+    EXPECT_NEAR(entry->timeS, 0.025, 1e-12);
+    EXPECT_EQ(entry->ssthresh, 18.0);
+    EXPECT_EQ(entry->cwnd, 12.0);
+    EXPECT_EQ(entry->pipe, 12u);
+    EXPECT_EQ(beforeAnyCumulative, 10u); // the SACKs of 22-28, 30, 32 and 33
+    EXPECT_EQ(result.timeouts, 0u);
+    EXPECT_EQ(result.fastRecoveries, 1u);
+    EXPECT_TRUE(result.done);
+}
+
+TEST(PortMicroSim, RttSamplesAreTheEchoedMillisecondTimestampAndKarn)
+{
+    // TcpOptionTS carries whole milliseconds: segment 0 leaves at 0 (timestamp 0), its ACK
+    // is back at 11.5 ms (11): sample 11 ms, SRTT = 11.5 + (11 - 11.5) / 8 ms; segment 1's
+    // ACK (12.5 ms) echoes segment 1's timestamp 0: 12 ms, SRTT += (12 - SRTT) / 8. The
+    // ACKs during recovery cover retransmitted segments (or none): no sample (Karn).
+    MicroFlowResult result;
+    const std::vector<MicroTraceRow> rows = RecoveryCase(0.0, &result);
+    std::vector<const MicroTraceRow*> acks;
+    for (const MicroTraceRow& row : rows)
+    {
+        if (row.event == MicroTraceRow::Event::Ack)
+        {
+            acks.push_back(&row);
+        }
+    }
+    ASSERT_GE(acks.size(), 3u);
+    const double first = 0.0115 + (0.011 - 0.0115) / 8.0;
+    EXPECT_NEAR(acks[0]->srttS, first, 1e-12);
+    EXPECT_NEAR(acks[1]->srttS, first + (0.012 - first) / 8.0, 1e-12);
+    double atRecovery = -1.0;
+    for (const MicroTraceRow* row : acks)
+    {
+        if (row->caState == 1)
+        {
+            atRecovery = atRecovery < 0.0 ? row->srttS : atRecovery;
+            EXPECT_EQ(row->srttS, atRecovery) << row->timeS;
+        }
+    }
+    EXPECT_GT(atRecovery, 0.0);
+}
+
+TEST(PortMicroSim, AnAckWithSackBlocksTakesLongerOnTheWayBack)
+{
+    // With 1 us per bit back (ackSecondsPerBit): a pure ACK is 54 bytes (20 IP + 20 TCP + 12
+    // for the timestamp option + 2 link), 432 us; one naming one SACK block is 62 bytes
+    // (TS 10 + SACK 2 + 8 = 20 option bytes), 496 us. The first ACK: 11.5 ms + 432 us; it
+    // sends segment 20 to the idle port, which is received 1.5 ms later; its duplicate ACK
+    // (SACK of 20) is back 10 ms + 496 us after that.
+    MicroFlowResult result;
+    const std::vector<MicroTraceRow> rows = RecoveryCase(1e-6, &result);
+    std::vector<const MicroTraceRow*> acks;
+    for (const MicroTraceRow& row : rows)
+    {
+        if (row.event == MicroTraceRow::Event::Ack)
+        {
+            acks.push_back(&row);
+        }
+    }
+    ASSERT_GE(acks.size(), 7u);
+    const double firstAck = 0.0115 + 54 * 8 * 1e-6;
+    EXPECT_NEAR(acks[0]->timeS, firstAck, 1e-12);
+    EXPECT_EQ(acks[6]->seg, 6u); // the first duplicate ACK
+    EXPECT_NEAR(acks[6]->timeS, firstAck + 0.0015 + 0.010 + 62 * 8 * 1e-6, 1e-12);
+}
+
+TEST(PortMicroSim, AnAckThatSacksNewDataIsADuplicateEvenIfItMovesTheCumulativeAck)
+{
+    // ns-3.37 ProcessAck with SACK: isDupack = "the scoreboard was updated". A window of 4
+    // into a buffer of 2 (1 ms per packet, ACKs 10 ms back, delayed ACKs): 3 is dropped;
+    // the ACK of 0-1 (12.5 ms) grows the window to 6 and sends 4-9 (7 dropped). Segment 2
+    // waits for its delayed ACK until 4 arrives out of order (14 ms): the immediate ACK
+    // acknowledges 2 and SACKs 4. It is a duplicate: the window stays 6 (Disorder, no
+    // growth), and the SACKs of 5 and 6 make the third duplicate at 26 ms, recovery with
+    // ssthresh int(0.7 x 6) = 4.
+    MicroTcpSettings tcp;
+    tcp.hystart = false;
+    PortMicroSim sim(kOneMsPerPacket, 2, tcp);
+    std::vector<MicroTraceRow> rows;
+    sim.SetTrace(&rows);
+    MicroFlowSpec f;
+    f.payloadBytes = 20 * 1448;
+    f.feeder = sim.AddFeeder(0.0);
+    f.fromPortS = 0.0005;
+    f.ackDelayS = 0.010;
+    f.cwnd = 4;
+    f.srttS = 0.0115;
+    sim.AddFlow(f);
+    sim.RunUntil(10.0);
+    std::vector<const MicroTraceRow*> acks;
+    for (const MicroTraceRow& row : rows)
+    {
+        if (row.event == MicroTraceRow::Event::Ack)
+        {
+            acks.push_back(&row);
+        }
+    }
+    ASSERT_GE(acks.size(), 4u);
+    EXPECT_NEAR(acks[0]->timeS, 0.0125, 1e-12);
+    EXPECT_EQ(acks[0]->cwnd, 6.0);
+    EXPECT_NEAR(acks[1]->timeS, 0.024, 1e-12);
+    EXPECT_EQ(acks[1]->seg, 3u);   // the cumulative ACK moved...
+    EXPECT_EQ(acks[1]->cwnd, 6.0); // ...but the window did not grow
+    EXPECT_EQ(acks[1]->caState, 0u);
+    EXPECT_NEAR(acks[3]->timeS, 0.026, 1e-12);
+    EXPECT_EQ(acks[3]->caState, 1u);
+    EXPECT_EQ(acks[3]->ssthresh, 4.0);
+    EXPECT_EQ(sim.Result(0).timeouts, 0u);
+    EXPECT_TRUE(sim.Result(0).done);
+}
+
 TEST(PortMicroSim, IncastSpreadsFinishTimesAndIsDeterministic)
 {
     // 20 flows of 0.8 MB, each behind its own 100 Mbit/s hop, into a 100 Mbit/s port with
@@ -130,6 +295,7 @@ TEST(PortMicroSim, IncastSpreadsFinishTimesAndIsDeterministic)
             f.toPortS = 0.002;
             f.fromPortS = 0.005;
             f.ackDelayS = 0.007;
+            f.ackSecondsPerBit = 2.0 / 100e6; // two 100 Mbit/s hops back
             f.cwnd = 10;
             sim.AddFlow(f);
         }
@@ -158,14 +324,14 @@ TEST(PortMicroSim, IncastSpreadsFinishTimesAndIsDeterministic)
     EXPECT_EQ(run().first, finish); // the same bits again
 }
 
-TEST(PortMicroSim, IncastRoundEndIsPhaseSensitive)
+TEST(PortMicroSim, IncastRoundEndAcrossPhaseVariants)
 {
     // The contended case's uploads (20 x ~0.8 MB, 100 Mbit/s sites and core, 101 packets of
     // buffer) with a start window of 10, 11 or 12 segments and messages 0-4 segments longer:
-    // which flow loses a tail and waits out an RTO changes with such details, so the last
-    // finish (the round's end) moves by seconds while the first barely moves. ns-3 shows the
-    // same: 1.68, 2.61 and 2.25 s for the slowest upload in three identical rounds
-    // (docs/flow-validation.md). Printed: the spread this test measures.
+    // which flow loses a retransmission and waits out an RTO can change with such details.
+    // ns-3's slowest upload on this port was 1.68, 2.61 and 2.25 s in three identical rounds
+    // of mlp-contended and 1.94 s in the flow-transport harness (docs/flow-validation.md);
+    // every variant must end within that range. Printed: the spread.
     std::vector<double> last;
     for (uint32_t cwnd : {10u, 11u, 12u})
     {
@@ -180,6 +346,7 @@ TEST(PortMicroSim, IncastRoundEndIsPhaseSensitive)
                 f.toPortS = 0.002;
                 f.fromPortS = 0.005;
                 f.ackDelayS = 0.007;
+                f.ackSecondsPerBit = 2.0 / 100e6;
                 f.cwnd = cwnd;
                 f.srttS = 0.01424;
                 sim.AddFlow(f);
@@ -199,8 +366,8 @@ TEST(PortMicroSim, IncastRoundEndIsPhaseSensitive)
                 last.front(),
                 last[last.size() / 2],
                 last.back());
-    EXPECT_GT(last.back() - last.front(), 0.5);
-    EXPECT_GT(last.front(), 1.33); // never before the fair-share floor
+    EXPECT_GT(last.front(), 1.68);
+    EXPECT_LT(last.back(), 2.61);
 }
 
 } // namespace

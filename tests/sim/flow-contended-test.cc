@@ -96,6 +96,9 @@ struct Case
     std::string name;
     json scenario;
     double roundBound; ///< median round-duration error this build must stay within
+    /// Error of the median over rounds of each round's slowest upload (the per-round
+    /// slowest upload depends on which flow loses a retransmission, docs/flow-validation.md).
+    double slowestBound;
 };
 
 class FlowContended : public ::testing::TestWithParam<std::string>
@@ -108,7 +111,7 @@ MakeCase(const std::string& name)
     const json site = {{"type", "p2p"}, {"rate", "100Mbps"}, {"delay", "2ms"}};
     if (name == "mlp_contended")
     {
-        return {name, MlpCase(20, site, "100Mbps", "5ms"), 0.20};
+        return {name, MlpCase(20, site, "100Mbps", "5ms"), 0.12, 0.20};
     }
     if (name == "hub_30")
     {
@@ -119,11 +122,11 @@ MakeCase(const std::string& name)
              {"count", 1},
              {"backhaul", {{"type", "p2p"}, {"rate", "100Mbps"}, {"delay", "3ms"}}}}};
         s["clients"]["groups"][0]["hub"] = "hub";
-        return {name, s, 0.40};
+        return {name, s, 0.36, 1.0};
     }
     json s = MlpCase(10, site, "100Mbps", "5ms");
     s["network"]["core"]["queue"] = {{"discipline", "fifo"}, {"packets", 20}};
-    return {name, s, 0.15};
+    return {name, s, 0.18, 0.10};
 }
 
 TEST_P(FlowContended, SlowRoundDurationsAgainstPacketLevel)
@@ -153,6 +156,8 @@ TEST_P(FlowContended, SlowRoundDurationsAgainstPacketLevel)
         EXPECT_GT(flow.slowestUpload[i], 0.0);
     }
     EXPECT_LT(Median(err), c.roundBound) << c.name;
+    const double slowTcp = Median(tcp.slowestUpload);
+    EXPECT_LT(std::abs(Median(flow.slowestUpload) - slowTcp) / slowTcp, c.slowestBound) << c.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases,

@@ -58,6 +58,8 @@ MicroTcp(const fedran::TcpFlowSettings& tcp)
     micro.limitedTransmit =
         DynamicCast<const BooleanValue>(Initial("ns3::TcpSocketBase", "LimitedTransmit"))->Get();
     micro.sack = DynamicCast<const BooleanValue>(Initial("ns3::TcpSocketBase", "Sack"))->Get();
+    micro.timestamps =
+        DynamicCast<const BooleanValue>(Initial("ns3::TcpSocketBase", "Timestamp"))->Get();
     micro.minRtoS = InitialSeconds("ns3::TcpSocketBase", "MinRto");
     micro.clockGranularityS = InitialSeconds("ns3::TcpSocketBase", "ClockGranularity");
     // The flow transport admits CUBIC only (scenario-config.cc refuses the others).

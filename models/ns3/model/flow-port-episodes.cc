@@ -291,6 +291,13 @@ FlowNetwork::JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, 
     {
         spec.ackDelayS += hop.delayS;
     }
+    // ACKs cross the same links the other way, serialised at each one's reverse rate.
+    const LinkDirection back =
+        t.direction == LinkDirection::Uplink ? LinkDirection::Downlink : LinkDirection::Uplink;
+    for (const fedran::PathHop& hop : Hops(t.path, back))
+    {
+        spec.ackSecondsPerBit += hop.capacityBps > 0.0 ? 1.0 / hop.capacityBps : 0.0;
+    }
     const uint32_t first = travel.front().first;
     auto feeder = episode.feederOf.find(first);
     if (feeder == episode.feederOf.end())
