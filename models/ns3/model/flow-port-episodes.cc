@@ -357,6 +357,7 @@ FlowNetwork::JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, 
     spec.feeder = feeder->second;
     spec.cwnd = static_cast<uint32_t>(std::clamp<uint64_t>(cwnd, 1, m_micro.maxWindow));
     spec.srttS = t.rtt;
+    spec.ssthresh = t.ssthresh != nullptr ? *t.ssthresh : 0;
     const uint32_t id = episode.sim->AddFlow(spec);
     episode.handles.resize(id + 1, 0);
     episode.handles[id] = handle;
@@ -422,6 +423,12 @@ FlowNetwork::StepEpisode(uint32_t port)
                   static_cast<double>(transfer.episodeBytes) /
                       static_cast<double>(std::max<uint64_t>(1, transfer.payloadBytes)));
         *transfer.cwnd = std::max<uint32_t>(1, result.cwndAtFinish);
+        // ns-3 keeps a connection's ssthresh between messages as it keeps its window: the
+        // next message through a port starts in congestion avoidance where a loss set it.
+        if (transfer.ssthresh != nullptr)
+        {
+            *transfer.ssthresh = result.ssthreshAtFinish;
+        }
         // The micro-simulation's finish is the last byte at the receiver.
         transfer.done(Simulator::Now(), transfer.ackDelay);
     }
