@@ -60,6 +60,10 @@ PortMicroSim::AddFlow(const MicroFlowSpec& spec)
     flow.sentAt.assign(flow.segments, 0.0);
     flow.received.assign(flow.segments, 0);
     flow.cwnd = std::max<uint32_t>(1, std::min(spec.cwnd, m_tcp.maxWindow));
+    if (spec.ssthresh > 0)
+    {
+        flow.ssthresh = spec.ssthresh;
+    }
     const double base =
         spec.srttS > 0.0 ? spec.srttS : spec.toPortS + spec.fromPortS + spec.ackDelayS;
     // As after the handshake's one RTT sample (RttMeanDeviation: SRTT = R, RTTVAR = R / 2).
@@ -433,6 +437,8 @@ PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
         flow.result.done = true;
         flow.result.finishS = m_now;
         flow.result.cwndAtFinish = static_cast<uint32_t>(flow.cwnd);
+        flow.result.ssthreshAtFinish =
+            flow.ssthresh < 1e9 ? static_cast<uint32_t>(std::max(1.0, flow.ssthresh)) : 0u;
         --m_active;
     }
     if (flow.outOfOrder > 0 || advanced > 1)

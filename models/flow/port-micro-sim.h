@@ -90,6 +90,9 @@ struct MicroFlowSpec
     /// Σ 1 / rate over the hops an ACK crosses (s/bit): its serialisation, by its size.
     double ackSecondsPerBit = 0.0;
     uint32_t cwnd = 10; ///< window at the start, segments (an open connection's)
+    /// Slow-start threshold at the start, segments (an open connection's, as its last loss or
+    /// HyStart exit left it; 0: none yet, slow start until a loss).
+    uint32_t ssthresh = 0;
     double srttS = 0.0; ///< RTT estimate at the start (0: the path's base RTT)
     /// The connection carries its first data: ns-3's receiver ACKs the first segment at once
     /// (m_delAckCount = m_delAckMaxCount after the handshake, "to speed up the connection").
@@ -100,12 +103,13 @@ struct MicroFlowSpec
 struct MicroFlowResult
 {
     bool done = false;
-    double finishS = 0.0;         ///< the receiver has every byte
-    uint64_t wireBytes = 0;       ///< data segments the sender put on the wire, headers included
-    uint32_t timeouts = 0;        ///< retransmission timeouts
-    uint32_t fastRecoveries = 0;  ///< entries into fast recovery
-    uint32_t retransmissions = 0; ///< segments sent again
-    uint32_t cwndAtFinish = 0;    ///< segments
+    double finishS = 0.0;          ///< the receiver has every byte
+    uint64_t wireBytes = 0;        ///< data segments the sender put on the wire, headers included
+    uint32_t timeouts = 0;         ///< retransmission timeouts
+    uint32_t fastRecoveries = 0;   ///< entries into fast recovery
+    uint32_t retransmissions = 0;  ///< segments sent again
+    uint32_t cwndAtFinish = 0;     ///< segments
+    uint32_t ssthreshAtFinish = 0; ///< segments (0: none, the flow never left slow start)
 };
 
 /// One line of a micro-simulation's trace (PortMicroSim::SetTrace): a sender's state after an

@@ -177,6 +177,53 @@ TEST(PortMicroSim, RecoveryKeepsThePipeUntilARetransmissionIsAcked)
     EXPECT_TRUE(result.done);
 }
 
+/// One NewReno flow of 40 segments, a window of 10, one ACK per segment, a deep buffer: its
+/// window after the first ten ACKs, and the threshold it finishes with.
+std::pair<double, uint32_t>
+WindowAfterTenAcks(uint32_t ssthresh)
+{
+    MicroTcpSettings tcp;
+    tcp.delAckCount = 1;
+    tcp.hystart = false;
+    tcp.congestion = MicroTcpSettings::Congestion::NewReno;
+    PortMicroSim sim(kOneMsPerPacket, 1000, tcp);
+    std::vector<MicroTraceRow> rows;
+    sim.SetTrace(&rows);
+    MicroFlowSpec f;
+    f.payloadBytes = 40 * 1448;
+    f.feeder = sim.AddFeeder(0.0);
+    f.ackDelayS = 0.010;
+    f.cwnd = 10;
+    f.ssthresh = ssthresh;
+    sim.AddFlow(f);
+    sim.RunUntil(10.0);
+    EXPECT_TRUE(sim.Result(0).done);
+    EXPECT_EQ(sim.Drops(), 0u);
+    double cwnd = 0.0;
+    for (const MicroTraceRow& row : rows)
+    {
+        if (row.event == MicroTraceRow::Event::Ack && row.seg == 10)
+        {
+            cwnd = row.cwnd;
+        }
+    }
+    return {cwnd, sim.Result(0).ssthreshAtFinish};
+}
+
+TEST(PortMicroSim, AConnectionsThresholdCarriesIntoItsNextMessage)
+{
+    // An open connection whose last loss left ssthresh at its window (ns-3 keeps both between
+    // messages) grows in congestion avoidance: 1/cwnd per ACK, 10 + 1/10 + 1/10.1 + ... =
+    // 10.9586 after ten ACKs, and ends with the threshold it had (no loss). A connection that
+    // never left slow start doubles to 20 and has none.
+    const auto [avoidance, kept] = WindowAfterTenAcks(10);
+    EXPECT_NEAR(avoidance, 10.9586, 0.001);
+    EXPECT_EQ(kept, 10u);
+    const auto [slowStart, none] = WindowAfterTenAcks(0);
+    EXPECT_DOUBLE_EQ(slowStart, 20.0);
+    EXPECT_EQ(none, 0u);
+}
+
 TEST(PortMicroSim, RttSamplesAreTheEchoedMillisecondTimestampAndKarn)
 {
     // TcpOptionTS carries whole milliseconds: segment 0 leaves at 0 (timestamp 0), its ACK

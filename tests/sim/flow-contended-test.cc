@@ -122,7 +122,8 @@ MakeCase(const std::string& name)
              {"count", 1},
              {"backhaul", {{"type", "p2p"}, {"rate", "100Mbps"}, {"delay", "3ms"}}}}};
         s["clients"]["groups"][0]["hub"] = "hub";
-        return {name, s, 0.36, 1.0};
+        // Its download port runs the micro-simulation too (measured 11.4% and 54.9%).
+        return {name, s, 0.15, 0.70};
     }
     json s = MlpCase(10, site, "100Mbps", "5ms");
     s["network"]["core"]["queue"] = {{"discipline", "fifo"}, {"packets", 20}};

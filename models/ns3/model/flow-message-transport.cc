@@ -329,13 +329,15 @@ FlowMessageTransport::StartNext(uint64_t id, int side)
     stream.queue.pop_front();
     const Time started = Simulator::Now();
     const LinkDirection direction = side == 0 ? LinkDirection::Uplink : LinkDirection::Downlink;
-    stream.transfer = m_network->Start(connection.path,
-                                       direction,
-                                       message->bytes.size(),
-                                       &stream.cwnd,
-                                       [this, id, side, message, started](Time arrival, Time ack) {
-                                           Sent(id, side, message, started, arrival, ack);
-                                       });
+    stream.transfer = m_network->Start(
+        connection.path,
+        direction,
+        message->bytes.size(),
+        &stream.cwnd,
+        [this, id, side, message, started](Time arrival, Time ack) {
+            Sent(id, side, message, started, arrival, ack);
+        },
+        &stream.ssthresh);
 }
 
 void

@@ -76,6 +76,8 @@ class FlowMessageTransport : public MessageTransport
         uint64_t transfer = 0; ///< the flow of the message being sent; 0: idle
         uint64_t cwnd = 0;     ///< segments, kept between messages as TCP keeps its window
         bool finPending = false;
+        /// Segments (0: none yet), kept as TCP keeps it; only a port micro-simulation sets it.
+        uint32_t ssthresh = 0;
         fedran::FrameReassembler reassembler;
     };
 

@@ -163,7 +163,8 @@ FlowNetwork::Start(const Path& path,
                    LinkDirection direction,
                    uint64_t payloadBytes,
                    uint64_t* cwnd,
-                   DoneCallback done)
+                   DoneCallback done,
+                   uint32_t* ssthresh)
 {
     // Capacities are read again at every start: models without change notifications (lte)
     // are current where a flow begins.
@@ -193,6 +194,7 @@ FlowNetwork::Start(const Path& path,
     transfer.rtt = rtt;
     transfer.cwnd = cwnd;
     transfer.startCwnd = *cwnd;
+    transfer.ssthresh = ssthresh;
     for (uint32_t l : path)
     {
         ++m_starting[FluidLink(l, direction)];

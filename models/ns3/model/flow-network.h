@@ -69,7 +69,8 @@ class FlowNetwork : public TransportLinkCounters
                    LinkDirection direction,
                    uint64_t payloadBytes,
                    uint64_t* cwnd,
-                   DoneCallback done);
+                   DoneCallback done,
+                   uint32_t* ssthresh = nullptr);
     /// Stops a transfer (a reset): the bits sent so far stay counted, `done` never runs.
     void Cancel(uint64_t handle);
 
@@ -95,7 +96,10 @@ class FlowNetwork : public TransportLinkCounters
         double rtt = 0.0;
         uint64_t* cwnd = nullptr; ///< the connection's window, set when slow start is known
         uint64_t startCwnd = 0;   ///< the window when the transfer started
-        EventId enter;            ///< the end of slow start's idle time
+        /// The connection's slow-start threshold (segments, 0: none yet), which only a port
+        /// micro-simulation reads and sets: the fluid model has no losses to set it.
+        uint32_t* ssthresh = nullptr;
+        EventId enter; ///< the end of slow start's idle time
         bool inFluid = false;
         fedran::FluidNetwork::FlowId flow = 0;
         int64_t episode = -1;      ///< the port (fluid link) whose micro-simulation it is in

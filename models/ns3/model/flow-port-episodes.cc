@@ -3,7 +3,8 @@
 // until the last of them is through. docs/flow-validation.md measures it against ns-3.
 //
 // What is decided here, and the approximations (each in docs/flow-validation.md):
-// - A port is an uplink drop-tail FIFO the topology states (TransportLink::upDropTailPackets).
+// - A port is a drop-tail FIFO the topology states at the sending end of a link's uplink or
+//   downlink (TransportLink::upDropTailPackets, downDropTailPackets).
 //   When transfers start, each such port their paths cross is tested with PortCanOverflow
 //   over the transfers starting and those already on it (two at least). A port that can overflow
 //   starts an episode: the starting transfers, those in the fluid on it (with the bytes they have
@@ -24,6 +25,7 @@
 #include <iostream>
 #include <limits>
 #include <set>
+#include <utility>
 
 namespace ns3
 {
@@ -44,6 +46,7 @@ FlowNetwork::FeedRate(const Transfer& transfer, uint32_t port) const
     // The fastest a flow's packets can reach the port: the slowest hop before it (0 if the
     // port is the first hop: the host's queue feeds it directly).
     double rate = std::numeric_limits<double>::infinity();
+    uint32_t slowest = port;
     const size_t n = transfer.path.size();
     for (size_t k = 0; k < n; ++k)
     {
@@ -53,9 +56,48 @@ FlowNetwork::FeedRate(const Transfer& transfer, uint32_t port) const
         {
             break;
         }
-        rate = std::min(rate, m_fluid.Capacity(f));
+        if (m_fluid.Capacity(f) < rate)
+        {
+            rate = m_fluid.Capacity(f);
+            slowest = f;
+        }
     }
-    return std::isfinite(rate) ? rate : 0.0;
+    if (!std::isfinite(rate))
+    {
+        return 0.0;
+    }
+    if (transfer.direction == LinkDirection::Downlink)
+    {
+        // A download port is fed by the server's queue (an end host's, which never drops) and
+        // the router ports above it, which also carry downloads to other ports. Their packets
+        // leave the slowest hop before the port interleaved with this port's, so the port's
+        // flows get the share of that hop that their number is of the transfers crossing it
+        // (in a tree every download through the port crosses it; an uplink's hops before its
+        // port carry only flows that cross the port too).
+        uint64_t onHop = 0;
+        uint64_t onPort = 0;
+        for (const auto& [handle, t] : m_transfers)
+        {
+            if (t.direction != LinkDirection::Downlink)
+            {
+                continue;
+            }
+            bool hop = false;
+            bool crosses = false;
+            for (uint32_t l : t.path)
+            {
+                hop = hop || FluidLink(l, t.direction) == slowest;
+                crosses = crosses || FluidLink(l, t.direction) == port;
+            }
+            onHop += hop ? 1 : 0;
+            onPort += hop && crosses ? 1 : 0;
+        }
+        if (onHop > 0 && onPort < onHop)
+        {
+            rate *= static_cast<double>(std::max<uint64_t>(1, onPort)) / static_cast<double>(onHop);
+        }
+    }
+    return rate;
 }
 
 void
@@ -70,13 +112,12 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
     auto windowOf = [&](uint64_t payloadBytes) {
         return std::min<uint64_t>((payloadBytes + mss - 1) / mss, m_micro.maxWindow);
     };
-    // Uplink ports only: there each flow is fed by its own site's link, which the episode
-    // models. A download port is fed by the server's queue, shared with downloads through
-    // other ports that the episode would not see (measured: fmnist-mlp-dirichlet's single
-    // downloads through a 50 Mbit/s port lose nothing in ns-3 but overflow the port in an
-    // episode fed at the core's rate; docs/flow-validation.md).
+    // Uplink ports (a site's or a hub's port toward the server) and download ports (a router's
+    // or hub's port toward a site or hub), as the topology states them. An uplink port's flows
+    // are fed by their sites' links; a download port's by the server's queue at its share of
+    // the slowest hop above the port (FeedRate).
     auto buffer = [&](uint32_t f) {
-        return f % 2 == 0 ? m_links[f / 2].upDropTailPackets : 0u;
+        return f % 2 == 0 ? m_links[f / 2].upDropTailPackets : m_links[f / 2].downDropTailPackets;
     };
     struct Load
     {
@@ -86,6 +127,7 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
         double rtt = std::numeric_limits<double>::infinity();
     };
     std::map<uint32_t, Load> loads;
+    std::map<std::pair<uint32_t, uint32_t>, double> feedOf;
     std::set<uint64_t> pending;
     auto add = [&](const Transfer& t, uint64_t payloadBytes) {
         for (uint32_t l : t.path)
@@ -96,9 +138,16 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
                 continue;
             }
             Load& load = loads[f];
-            const double feed = FeedRate(t, f);
+            const uint32_t first = FirstHop(t);
+            // Every download of a port shares one feeder (the server's link), whose rate
+            // counts the transfers on it: computed once per port and host.
+            auto cached = feedOf.find({first, f});
+            const double feed =
+                cached != feedOf.end()
+                    ? cached->second
+                    : feedOf.emplace(std::make_pair(first, f), FeedRate(t, f)).first->second;
             // A host queue that feeds the port directly can send as fast as it likes.
-            load.feeders[FirstHop(t)] = feed > 0.0 ? feed : std::numeric_limits<double>::max();
+            load.feeders[first] = feed > 0.0 ? feed : std::numeric_limits<double>::max();
             load.windows += windowOf(payloadBytes);
             ++load.flows;
             load.rtt = std::min(load.rtt, t.rtt);
@@ -308,6 +357,7 @@ FlowNetwork::JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, 
     spec.feeder = feeder->second;
     spec.cwnd = static_cast<uint32_t>(std::clamp<uint64_t>(cwnd, 1, m_micro.maxWindow));
     spec.srttS = t.rtt;
+    spec.ssthresh = t.ssthresh != nullptr ? *t.ssthresh : 0;
     const uint32_t id = episode.sim->AddFlow(spec);
     episode.handles.resize(id + 1, 0);
     episode.handles[id] = handle;
@@ -373,6 +423,12 @@ FlowNetwork::StepEpisode(uint32_t port)
                   static_cast<double>(transfer.episodeBytes) /
                       static_cast<double>(std::max<uint64_t>(1, transfer.payloadBytes)));
         *transfer.cwnd = std::max<uint32_t>(1, result.cwndAtFinish);
+        // ns-3 keeps a connection's ssthresh between messages as it keeps its window: the
+        // next message through a port starts in congestion avoidance where a loss set it.
+        if (transfer.ssthresh != nullptr)
+        {
+            *transfer.ssthresh = result.ssthreshAtFinish;
+        }
         // The micro-simulation's finish is the last byte at the receiver.
         transfer.done(Simulator::Now(), transfer.ackDelay);
     }
