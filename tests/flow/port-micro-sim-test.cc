@@ -113,6 +113,52 @@ TEST(PortMicroSim, AloneWithADeepBufferMatchesTheFlowModel)
     EXPECT_NEAR(sim.Result(id).finishS, model, 0.05 * model);
 }
 
+/// One flow of `segments` full segments behind a 1 ms-per-packet port with `bufferPackets` of
+/// buffer: 0.5 ms from its host to the port, ACKs 10 ms back, a start window of `cwnd` and an
+/// SRTT of 11.5 ms, no HyStart. Run to the end, traced.
+std::vector<MicroTraceRow>
+TracedOneFlow(MicroTcpSettings tcp,
+              uint32_t bufferPackets,
+              uint32_t segments,
+              double cwnd,
+              double ackSecondsPerBit,
+              MicroFlowResult* result,
+              uint64_t* drops)
+{
+    tcp.hystart = false;
+    PortMicroSim sim(kOneMsPerPacket, bufferPackets, tcp);
+    std::vector<MicroTraceRow> rows;
+    sim.SetTrace(&rows);
+    MicroFlowSpec f;
+    f.payloadBytes = segments * 1448;
+    f.feeder = sim.AddFeeder(0.0);
+    f.fromPortS = 0.0005;
+    f.ackDelayS = 0.010;
+    f.ackSecondsPerBit = ackSecondsPerBit;
+    f.cwnd = cwnd;
+    f.srttS = 0.0115;
+    sim.AddFlow(f);
+    sim.RunUntil(10.0);
+    *result = sim.Result(0);
+    *drops = sim.Drops();
+    return rows;
+}
+
+/// The ACK arrivals of a trace, in order.
+std::vector<const MicroTraceRow*>
+AckRows(const std::vector<MicroTraceRow>& rows)
+{
+    std::vector<const MicroTraceRow*> acks;
+    for (const MicroTraceRow& row : rows)
+    {
+        if (row.event == MicroTraceRow::Event::Ack)
+        {
+            acks.push_back(&row);
+        }
+    }
+    return acks;
+}
+
 /// One flow with a window of 20 into a buffer of 5 behind a 1 ms-per-packet port, ACKs
 /// 10 ms back, one ACK per segment, no HyStart: the first window loses 6..19 and the
 /// segments sent on the first ACKs make the duplicate ACKs. Traced.
@@ -121,22 +167,10 @@ RecoveryCase(double ackSecondsPerBit, MicroFlowResult* result)
 {
     MicroTcpSettings tcp;
     tcp.delAckCount = 1;
-    tcp.hystart = false;
-    PortMicroSim sim(kOneMsPerPacket, 5, tcp);
-    std::vector<MicroTraceRow> rows;
-    sim.SetTrace(&rows);
-    MicroFlowSpec f;
-    f.payloadBytes = 40 * 1448;
-    f.feeder = sim.AddFeeder(0.0);
-    f.fromPortS = 0.0005;
-    f.ackDelayS = 0.010;
-    f.ackSecondsPerBit = ackSecondsPerBit;
-    f.cwnd = 20;
-    f.srttS = 0.0115;
-    sim.AddFlow(f);
-    sim.RunUntil(10.0);
-    *result = sim.Result(0);
-    EXPECT_EQ(sim.Drops(), 16u);
+    uint64_t drops = 0;
+    std::vector<MicroTraceRow> rows =
+        TracedOneFlow(tcp, 5, 40, 20, ackSecondsPerBit, result, &drops);
+    EXPECT_EQ(drops, 16u);
     return rows;
 }
 
@@ -232,14 +266,7 @@ TEST(PortMicroSim, RttSamplesAreTheEchoedMillisecondTimestampAndKarn)
     // ACKs during recovery cover retransmitted segments (or none): no sample (Karn).
     MicroFlowResult result;
     const std::vector<MicroTraceRow> rows = RecoveryCase(0.0, &result);
-    std::vector<const MicroTraceRow*> acks;
-    for (const MicroTraceRow& row : rows)
-    {
-        if (row.event == MicroTraceRow::Event::Ack)
-        {
-            acks.push_back(&row);
-        }
-    }
+    const std::vector<const MicroTraceRow*> acks = AckRows(rows);
     ASSERT_GE(acks.size(), 3u);
     const double first = 0.0115 + (0.011 - 0.0115) / 8.0;
     EXPECT_NEAR(acks[0]->srttS, first, 1e-12);
@@ -265,14 +292,7 @@ TEST(PortMicroSim, AnAckWithSackBlocksTakesLongerOnTheWayBack)
     // (SACK of 20) is back 10 ms + 496 us after that.
     MicroFlowResult result;
     const std::vector<MicroTraceRow> rows = RecoveryCase(1e-6, &result);
-    std::vector<const MicroTraceRow*> acks;
-    for (const MicroTraceRow& row : rows)
-    {
-        if (row.event == MicroTraceRow::Event::Ack)
-        {
-            acks.push_back(&row);
-        }
-    }
+    const std::vector<const MicroTraceRow*> acks = AckRows(rows);
     ASSERT_GE(acks.size(), 7u);
     const double firstAck = 0.0115 + 54 * 8 * 1e-6;
     EXPECT_NEAR(acks[0]->timeS, firstAck, 1e-12);
@@ -289,28 +309,11 @@ TEST(PortMicroSim, AnAckThatSacksNewDataIsADuplicateEvenIfItMovesTheCumulativeAc
     // acknowledges 2 and SACKs 4. It is a duplicate: the window stays 6 (Disorder, no
     // growth), and the SACKs of 5 and 6 make the third duplicate at 26 ms, recovery with
     // ssthresh int(0.7 x 6) = 4.
-    MicroTcpSettings tcp;
-    tcp.hystart = false;
-    PortMicroSim sim(kOneMsPerPacket, 2, tcp);
-    std::vector<MicroTraceRow> rows;
-    sim.SetTrace(&rows);
-    MicroFlowSpec f;
-    f.payloadBytes = 20 * 1448;
-    f.feeder = sim.AddFeeder(0.0);
-    f.fromPortS = 0.0005;
-    f.ackDelayS = 0.010;
-    f.cwnd = 4;
-    f.srttS = 0.0115;
-    sim.AddFlow(f);
-    sim.RunUntil(10.0);
-    std::vector<const MicroTraceRow*> acks;
-    for (const MicroTraceRow& row : rows)
-    {
-        if (row.event == MicroTraceRow::Event::Ack)
-        {
-            acks.push_back(&row);
-        }
-    }
+    MicroFlowResult result;
+    uint64_t drops = 0;
+    const std::vector<MicroTraceRow> rows =
+        TracedOneFlow(MicroTcpSettings{}, 2, 20, 4, 0.0, &result, &drops);
+    const std::vector<const MicroTraceRow*> acks = AckRows(rows);
     ASSERT_GE(acks.size(), 4u);
     EXPECT_NEAR(acks[0]->timeS, 0.0125, 1e-12);
     EXPECT_EQ(acks[0]->cwnd, 6.0);
@@ -321,8 +324,8 @@ TEST(PortMicroSim, AnAckThatSacksNewDataIsADuplicateEvenIfItMovesTheCumulativeAc
     EXPECT_NEAR(acks[3]->timeS, 0.026, 1e-12);
     EXPECT_EQ(acks[3]->caState, 1u);
     EXPECT_EQ(acks[3]->ssthresh, 4.0);
-    EXPECT_EQ(sim.Result(0).timeouts, 0u);
-    EXPECT_TRUE(sim.Result(0).done);
+    EXPECT_EQ(result.timeouts, 0u);
+    EXPECT_TRUE(result.done);
 }
 
 TEST(PortMicroSim, IncastSpreadsFinishTimesAndIsDeterministic)
