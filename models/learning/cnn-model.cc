@@ -6,6 +6,7 @@
 #include "models/learning/gemm.h"
 #include "models/learning/model-checks.h"
 #include "models/learning/scratch.h"
+#include "models/learning/sparse-conv.h"
 
 #include <algorithm>
 #include <cmath>
@@ -52,7 +53,9 @@ struct CnnScratch
     std::vector<float> flat;     ///< n x (c2 h2 w2): pool2 image by image, the head's input
     std::vector<float> flatGrad; ///< dLoss/dflat
     std::vector<float> poolGrad; ///< dLoss/dpool2, then dLoss/dpool1
+    SparseOutputGrad out2Grad;   ///< dLoss/dout2: at most one nonzero per pool2 window
     ConvScratch conv;
+    SparseConvScratch sparseConv;
 };
 
 thread_local CnnScratch t_cnn;
@@ -237,25 +240,25 @@ CnnModel::Backward(const float* params, size_t n, float* grad, bool accumulate) 
                         s.poolGrad.data() + (c * n + i) * plane2);
         }
     }
-    float* out2Grad = s.out2.data();
-    PoolBiasReluBackward(pool2,
-                         s.poolGrad.data(),
-                         s.pool2.data(),
-                         s.argmax2.data(),
-                         out2Grad,
-                         grad + m_layout.Offset(kConv2Bias));
+    PoolBiasReluBackwardSparse(pool2,
+                               s.poolGrad.data(),
+                               s.pool2.data(),
+                               s.argmax2.data(),
+                               s.out2Grad,
+                               grad + m_layout.Offset(kConv2Bias));
 
-    // conv2's weight gradient and dLoss/dpool1 (over dLoss/dpool2, consumed above).
-    ConvBackward(m_geometry.conv2,
-                 n,
-                 s.cols2.data(),
-                 params + m_layout.Offset(kConv2Weight),
-                 c2,
-                 out2Grad,
-                 grad + m_layout.Offset(kConv2Weight),
-                 accumulate,
-                 s.poolGrad.data(),
-                 s.conv);
+    // conv2's weight gradient and dLoss/dpool1 (over dLoss/dpool2, consumed above), from the
+    // pooled gradient's nonzeros only (sparse-conv.h: the bits of the dense products).
+    const size_t plane1 = m_geometry.conv2.height * size_t{m_geometry.conv2.width};
+    SparseConvBackward(m_geometry.conv2,
+                       s.pool1.data(),
+                       n * plane1,
+                       params + m_layout.Offset(kConv2Weight),
+                       s.out2Grad,
+                       grad + m_layout.Offset(kConv2Weight),
+                       accumulate,
+                       s.poolGrad.data(),
+                       s.sparseConv);
 
     // Through pool1, then conv1's weights (the input image needs no gradient).
     float* out1Grad = s.out1.data();

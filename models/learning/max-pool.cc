@@ -180,4 +180,60 @@ PoolBiasReluBackward(const PoolShape& shape,
     }
 }
 
+void
+PoolBiasReluBackwardSparse(const PoolShape& shape,
+                           const float* outGrad,
+                           const float* out,
+                           const uint8_t* argmax,
+                           SparseOutputGrad& inGrad,
+                           float* biasGrad)
+{
+    const size_t outHeight = shape.OutHeight();
+    const size_t outWidth = shape.OutWidth();
+    inGrad.Reset(shape.channels, shape.n, outHeight * outWidth);
+    for (size_t c = 0; c < shape.channels; ++c)
+    {
+        // The bias gradient sums the windows in order, as PoolBiasReluBackward does.
+        float sum = 0.0f;
+        for (size_t s = 0; s < shape.n; ++s)
+        {
+            const size_t list = c * shape.n + s;
+            uint32_t* position = inGrad.position.data() + list * inGrad.slots;
+            float* value = inGrad.value.data() + list * inGrad.slots;
+            uint16_t count = 0;
+            for (size_t py = 0; py < outHeight; ++py)
+            {
+                // A window row covers two input rows: its maxima in the upper row come first,
+                // so that positions ascend.
+                for (unsigned lower = 0; lower < 2; ++lower)
+                {
+                    for (size_t px = 0; px < outWidth; ++px)
+                    {
+                        const size_t window = py * outWidth + px;
+                        const float g = out[window] > 0.0f ? outGrad[window] : 0.0f;
+                        if (lower == 0)
+                        {
+                            sum += g;
+                        }
+                        const unsigned k = argmax[window];
+                        if ((k >> 1) != lower || g == 0.0f)
+                        {
+                            continue;
+                        }
+                        position[count] = static_cast<uint32_t>((2 * py + lower) * shape.width +
+                                                                2 * px + (k & 1));
+                        value[count] = g;
+                        ++count;
+                    }
+                }
+            }
+            inGrad.count[list] = count;
+            outGrad += outHeight * outWidth;
+            out += outHeight * outWidth;
+            argmax += outHeight * outWidth;
+        }
+        biasGrad[c] += sum;
+    }
+}
+
 } // namespace fedran

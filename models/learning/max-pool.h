@@ -8,6 +8,8 @@
 // ReLU after pooling gives the conventional conv -> bias -> ReLU -> pool result at a quarter
 // of the element-wise work.
 
+#include "models/learning/sparse-conv.h"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -62,6 +64,19 @@ void PoolBiasReluBackward(const PoolShape& shape,
                           const uint8_t* argmax,
                           float* inGrad,
                           float* biasGrad);
+
+/**
+ * PoolBiasReluBackward for a convolution that takes its output gradient sparse
+ * (SparseConvBackward): the same bias gradient, and instead of dLoss/din the nonzero entries
+ * of it, one slot per window, positions (y * width + x) ascending within each channel and
+ * image.
+ */
+void PoolBiasReluBackwardSparse(const PoolShape& shape,
+                                const float* outGrad,
+                                const float* out,
+                                const uint8_t* argmax,
+                                SparseOutputGrad& inGrad,
+                                float* biasGrad);
 
 } // namespace fedran
 

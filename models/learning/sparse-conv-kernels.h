@@ -1,0 +1,64 @@
+#ifndef FEDRAN_MODELS_LEARNING_SPARSE_CONV_KERNELS_H
+#define FEDRAN_MODELS_LEARNING_SPARSE_CONV_KERNELS_H
+
+// The per-instruction-set kernels behind SparseConvBackward (sparse-conv.h), for
+// sparse-conv.cc's dispatch; their bodies are sparse-conv-impl.h.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fedran::gemm
+{
+
+/// Input channels are padded to a multiple of this in the channels-last buffers, so that one
+/// layout serves vectors of 4, 8 and 16 floats.
+constexpr size_t kSparseConvChannelBlock = 16;
+
+/// The operands, channels last, as sparse-conv.cc lays them out.
+struct SparseConvOperands
+{
+    size_t channels = 0; ///< output channels
+    size_t n = 0;        ///< images
+    size_t inLanes = 0;  ///< input channels, padded to kSparseConvChannelBlock
+    size_t kernel = 0;
+    size_t height = 0; ///< input height, without padding
+    size_t width = 0;
+    size_t padding = 0;
+    size_t outHeight = 0;
+    size_t outWidth = 0;
+    /// n x (height + 2 padding) x (width + 2 padding) x inLanes; zeros in the border and in
+    /// the padded channels.
+    const float* paddedInput = nullptr;
+    /// channels x kernel x kernel x inLanes.
+    const float* weight = nullptr;
+    /// The gradient by (channel, image), positions ascending (SparseOutputGrad).
+    const uint16_t* count = nullptr;
+    const uint32_t* position = nullptr;
+    const float* value = nullptr;
+    size_t slots = 0;
+    /// The same entries by (image, position), channels ascending: those of image s at
+    /// position p are start[s * (outHeight * outWidth + 1) + p] up to the next start.
+    const uint32_t* start = nullptr;
+    const uint32_t* entryChannel = nullptr;
+    const float* entryValue = nullptr;
+};
+
+/// weightGrad (channels x kernel x kernel x inLanes) accumulates the weight gradient onto
+/// what it holds; unless inputGrad is null, it receives the input gradient (n x height x
+/// width x inLanes), and `columns` (outHeight x outWidth x kernel x kernel x inLanes) is the
+/// scratch for one image's column-matrix gradient.
+using SparseConvKernelFunction = void(const SparseConvOperands& operands,
+                                      float* weightGrad,
+                                      float* inputGrad,
+                                      float* columns);
+using SparseConvKernel = SparseConvKernelFunction*;
+
+SparseConvKernelFunction SparseConvGeneric;
+#ifdef FEDRAN_GEMM_X86_KERNELS
+SparseConvKernelFunction SparseConvAvx2;
+SparseConvKernelFunction SparseConvAvx512;
+#endif
+
+} // namespace fedran::gemm
+
+#endif
