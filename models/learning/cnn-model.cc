@@ -3,6 +3,7 @@
 #include "models/learning/conv-layer.h"
 #include "models/learning/cross-entropy.h"
 #include "models/learning/dataset.h"
+#include "models/learning/direct-conv.h"
 #include "models/learning/gemm.h"
 #include "models/learning/model-checks.h"
 #include "models/learning/scratch.h"
@@ -47,14 +48,17 @@ struct CnnScratch
     std::vector<const float*> images; ///< the chunk's input images
     std::vector<const float*> inner;  ///< per image, its pool1 activations (conv2's input)
     std::vector<uint8_t> labels;
-    std::vector<float> cols1, out1, pool1; ///< cols: the column matrices, kept for Backward
-    std::vector<float> cols2, out2, pool2;
+    const float* const* forwardImages = nullptr; ///< the images Forward read
+    std::vector<float> cols1;                    ///< conv1's column matrix, for its weight gradient
+    std::vector<float> out1, pool1;
+    std::vector<float> out2, pool2;
     std::vector<uint8_t> argmax1, argmax2;
     std::vector<float> flat;     ///< n x (c2 h2 w2): pool2 image by image, the head's input
     std::vector<float> flatGrad; ///< dLoss/dflat
     std::vector<float> poolGrad; ///< dLoss/dpool2, then dLoss/dpool1
     SparseOutputGrad out2Grad;   ///< dLoss/dout2: at most one nonzero per pool2 window
     ConvScratch conv;
+    DirectConvScratch direct;
     SparseConvScratch sparseConv;
 };
 
@@ -144,16 +148,16 @@ CnnModel::Forward(const float* params, const float* const* images, size_t n) con
 
     // conv1 -> pool1 (bias and ReLU fused into the pooling).
     GrowScratch(s.out1, c1 * n * m_geometry.conv1.OutPlane());
-    GrowScratch(s.cols1, m_geometry.conv1.PatchSize() * n * m_geometry.conv1.OutPlane());
     const size_t imagePlane = size_t{m_shape.imageHeight} * m_shape.imageWidth;
-    ConvForward(m_geometry.conv1,
-                images,
-                n,
-                imagePlane,
-                params + m_layout.Offset(kConv1Weight),
-                c1,
-                s.out1.data(),
-                s.cols1.data());
+    s.forwardImages = images;
+    DirectConvForward(m_geometry.conv1,
+                      images,
+                      n,
+                      imagePlane,
+                      params + m_layout.Offset(kConv1Weight),
+                      c1,
+                      s.out1.data(),
+                      s.direct);
     const PoolShape pool1 = ForBatch(m_geometry.pool1, n);
     GrowScratch(s.pool1, pool1.OutSize());
     GrowScratch(s.argmax1, pool1.OutSize());
@@ -171,15 +175,14 @@ CnnModel::Forward(const float* params, const float* const* images, size_t n) con
         s.inner[i] = s.pool1.data() + i * plane1;
     }
     GrowScratch(s.out2, c2 * n * m_geometry.conv2.OutPlane());
-    GrowScratch(s.cols2, m_geometry.conv2.PatchSize() * n * m_geometry.conv2.OutPlane());
-    ConvForward(m_geometry.conv2,
-                s.inner.data(),
-                n,
-                n * plane1,
-                params + m_layout.Offset(kConv2Weight),
-                c2,
-                s.out2.data(),
-                s.cols2.data());
+    DirectConvForward(m_geometry.conv2,
+                      s.inner.data(),
+                      n,
+                      n * plane1,
+                      params + m_layout.Offset(kConv2Weight),
+                      c2,
+                      s.out2.data(),
+                      s.direct);
     const PoolShape pool2 = ForBatch(m_geometry.pool2, n);
     GrowScratch(s.pool2, pool2.OutSize());
     GrowScratch(s.argmax2, pool2.OutSize());
@@ -268,6 +271,15 @@ CnnModel::Backward(const float* params, size_t n, float* grad, bool accumulate) 
                          s.argmax1.data(),
                          out1Grad,
                          grad + m_layout.Offset(kConv1Bias));
+    // The forward pass formed no column matrix; the weight gradient reads conv1's.
+    const size_t columns1 = n * m_geometry.conv1.OutPlane();
+    GrowScratch(s.cols1, m_geometry.conv1.PatchSize() * columns1);
+    Im2Col(m_geometry.conv1,
+           s.forwardImages,
+           n,
+           size_t{m_shape.imageHeight} * m_shape.imageWidth,
+           s.cols1.data(),
+           columns1);
     ConvBackward(m_geometry.conv1,
                  n,
                  s.cols1.data(),

@@ -110,6 +110,17 @@ FusedMultiplyAdd(Vec b, float x, Vec acc)
 #endif
 }
 
+/// kLanes floats to anywhere.
+inline void
+StoreVec(float* p, Vec v)
+{
+    std::memcpy(p, &v, sizeof v);
+}
+
+/// Accumulators a kernel's inner loop may keep in registers; the rest of the register file
+/// holds its operands (32 vector registers with AVX-512, 16 below).
+constexpr size_t kAccumulators = kLanes == 16 ? 26 : 12;
+
 } // namespace
 
 } // namespace fedran::gemm

@@ -1,16 +1,17 @@
-// The body of one sparse convolution kernel (sparse-conv-kernels.h), included by exactly one
-// .cc file per instruction set. The including file defines FEDRAN_SPARSE_CONV_FUNCTION (the
-// function's name) and FEDRAN_GEMM_LANES (floats in one vector register), and is compiled with
-// -ffp-contract=off (models/learning/CMakeLists.txt). Vectors run across input channels only,
-// so every lane is one element's own chain of fused multiply-adds (fma-vector-impl.h) and the
-// bits do not depend on the vector width; the order of each chain is sparse-conv.h's.
+// The body of one sparse convolution kernel (conv-kernels.h), included by exactly one .cc
+// file per instruction set (conv-kernels-*.cc). The including file defines
+// FEDRAN_SPARSE_CONV_FUNCTION (the function's name) and FEDRAN_GEMM_LANES (floats in one vector
+// register), and is compiled with -ffp-contract=off (models/learning/CMakeLists.txt). Vectors run
+// across input channels only, so every lane is one element's own chain of fused multiply-adds
+// (fma-vector-impl.h) and the bits do not depend on the vector width; the order of each chain is
+// sparse-conv.h's.
 
 #ifndef FEDRAN_SPARSE_CONV_FUNCTION
 #    error "define FEDRAN_SPARSE_CONV_FUNCTION before including sparse-conv-impl.h"
 #endif
 
+#include "models/learning/conv-kernels.h"
 #include "models/learning/fma-vector-impl.h"
-#include "models/learning/sparse-conv-kernels.h"
 
 #include <algorithm>
 #include <cstring>
@@ -21,17 +22,7 @@ namespace fedran::gemm
 namespace
 {
 
-static_assert(kSparseConvChannelBlock % kLanes == 0);
-
-/// Accumulators a weight-gradient pass keeps in registers; the rest of the register file holds
-/// the broadcast gradient and the loaded inputs (32 vector registers with AVX-512, 16 below).
-constexpr size_t kAccumulators = kLanes == 16 ? 26 : 12;
-
-inline void
-StoreVec(float* p, Vec v)
-{
-    std::memcpy(p, &v, sizeof v);
-}
+static_assert(kChannelBlock % kLanes == 0);
 
 /// Channel c's weight gradient for input channels [lane, lane + kLanes) and kernel rows
 /// [row, row + R): each element one chain over the channel's entries, images and positions

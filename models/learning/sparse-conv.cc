@@ -1,7 +1,7 @@
 #include "models/learning/sparse-conv.h"
 
+#include "models/learning/conv-kernels.h"
 #include "models/learning/scratch.h"
-#include "models/learning/sparse-conv-kernels.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -101,7 +101,7 @@ Run(gemm::SparseConvKernel kernel,
     SparseConvScratch& scratch)
 {
     const size_t inChannels = g.inChannels;
-    const size_t lanes = RoundUp(inChannels, gemm::kSparseConvChannelBlock);
+    const size_t lanes = RoundUp(inChannels, gemm::kChannelBlock);
     const size_t k = g.kernel;
     const size_t height = g.height;
     const size_t width = g.width;

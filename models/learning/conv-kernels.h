@@ -1,8 +1,10 @@
-#ifndef FEDRAN_MODELS_LEARNING_SPARSE_CONV_KERNELS_H
-#define FEDRAN_MODELS_LEARNING_SPARSE_CONV_KERNELS_H
+#ifndef FEDRAN_MODELS_LEARNING_CONV_KERNELS_H
+#define FEDRAN_MODELS_LEARNING_CONV_KERNELS_H
 
-// The per-instruction-set kernels behind SparseConvBackward (sparse-conv.h), for
-// sparse-conv.cc's dispatch; their bodies are sparse-conv-impl.h.
+// The per-instruction-set convolution kernels behind DirectConvForward (direct-conv.h) and
+// SparseConvBackward (sparse-conv.h), for direct-conv.cc's and sparse-conv.cc's dispatch;
+// their bodies are direct-conv-impl.h and sparse-conv-impl.h, compiled once per instruction
+// set in conv-kernels-*.cc.
 
 #include <cstddef>
 #include <cstdint>
@@ -12,14 +14,14 @@ namespace fedran::gemm
 
 /// Input channels are padded to a multiple of this in the channels-last buffers, so that one
 /// layout serves vectors of 4, 8 and 16 floats.
-constexpr size_t kSparseConvChannelBlock = 16;
+constexpr size_t kChannelBlock = 16;
 
 /// The operands, channels last, as sparse-conv.cc lays them out.
 struct SparseConvOperands
 {
     size_t channels = 0; ///< output channels
     size_t n = 0;        ///< images
-    size_t inLanes = 0;  ///< input channels, padded to kSparseConvChannelBlock
+    size_t inLanes = 0;  ///< input channels, padded to kChannelBlock
     size_t kernel = 0;
     size_t height = 0; ///< input height, without padding
     size_t width = 0;
@@ -52,6 +54,40 @@ using SparseConvKernelFunction = void(const SparseConvOperands& operands,
                                       float* inputGrad,
                                       float* columns);
 using SparseConvKernel = SparseConvKernelFunction*;
+
+/// The operands of the direct (column-free) forward kernel, as direct-conv.cc lays them out.
+struct DirectConvOperands
+{
+    size_t channels = 0;     ///< output channels
+    size_t channelLanes = 0; ///< output channels, padded to kChannelBlock
+    size_t patch = 0;        ///< input channels x kernel x kernel
+    size_t columns = 0;      ///< images x output positions
+    size_t outWidth = 0;
+    size_t outPlane = 0;    ///< output positions per image
+    size_t paddedWidth = 0; ///< input width with the padding on both sides
+    size_t imageFloats = 0; ///< one padded image: input channels x padded height x padded width
+    /// n x inChannels x (height + 2 padding) x (width + 2 padding), zeros in the border.
+    const float* paddedInput = nullptr;
+    size_t outHeight = 0;
+    /// channels x patch: the weights as the model holds them.
+    const float* weight = nullptr;
+    /// patch x channelLanes: the weights transposed, zeros in the padded channels.
+    const float* weightT = nullptr;
+    /// Per patch row (input channel, kernel row, kernel column): its offset in a padded image
+    /// from the output position's top-left input pixel.
+    const uint32_t* tapOffset = nullptr;
+    /// channels x columns, row-major: the convolution's output.
+    float* out = nullptr;
+};
+
+using DirectConvKernelFunction = void(const DirectConvOperands& operands);
+using DirectConvKernel = DirectConvKernelFunction*;
+
+DirectConvKernelFunction DirectConvGeneric;
+#ifdef FEDRAN_GEMM_X86_KERNELS
+DirectConvKernelFunction DirectConvAvx2;
+DirectConvKernelFunction DirectConvAvx512;
+#endif
 
 SparseConvKernelFunction SparseConvGeneric;
 #ifdef FEDRAN_GEMM_X86_KERNELS
