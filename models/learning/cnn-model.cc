@@ -1,6 +1,5 @@
 #include "models/learning/cnn-model.h"
 
-#include "models/learning/conv-layer.h"
 #include "models/learning/cross-entropy.h"
 #include "models/learning/dataset.h"
 #include "models/learning/direct-conv.h"
@@ -48,17 +47,16 @@ struct CnnScratch
     std::vector<const float*> images; ///< the chunk's input images
     std::vector<const float*> inner;  ///< per image, its pool1 activations (conv2's input)
     std::vector<uint8_t> labels;
-    const float* const* forwardImages = nullptr; ///< the images Forward read
-    std::vector<float> cols1;                    ///< conv1's column matrix, for its weight gradient
     std::vector<float> out1, pool1;
+    std::vector<float> out1GradT; ///< dLoss/dout1 position-major
     std::vector<float> out2, pool2;
     std::vector<uint8_t> argmax1, argmax2;
     std::vector<float> flat;     ///< n x (c2 h2 w2): pool2 image by image, the head's input
     std::vector<float> flatGrad; ///< dLoss/dflat
     std::vector<float> poolGrad; ///< dLoss/dpool2, then dLoss/dpool1
     SparseOutputGrad out2Grad;   ///< dLoss/dout2: at most one nonzero per pool2 window
-    ConvScratch conv;
-    DirectConvScratch direct;
+    DirectConvScratch direct1;   ///< conv1's: keeps the padded images for its weight gradient
+    DirectConvScratch direct2;
     SparseConvScratch sparseConv;
 };
 
@@ -149,7 +147,6 @@ CnnModel::Forward(const float* params, const float* const* images, size_t n) con
     // conv1 -> pool1 (bias and ReLU fused into the pooling).
     GrowScratch(s.out1, c1 * n * m_geometry.conv1.OutPlane());
     const size_t imagePlane = size_t{m_shape.imageHeight} * m_shape.imageWidth;
-    s.forwardImages = images;
     DirectConvForward(m_geometry.conv1,
                       images,
                       n,
@@ -157,7 +154,7 @@ CnnModel::Forward(const float* params, const float* const* images, size_t n) con
                       params + m_layout.Offset(kConv1Weight),
                       c1,
                       s.out1.data(),
-                      s.direct);
+                      s.direct1);
     const PoolShape pool1 = ForBatch(m_geometry.pool1, n);
     GrowScratch(s.pool1, pool1.OutSize());
     GrowScratch(s.argmax1, pool1.OutSize());
@@ -182,7 +179,7 @@ CnnModel::Forward(const float* params, const float* const* images, size_t n) con
                       params + m_layout.Offset(kConv2Weight),
                       c2,
                       s.out2.data(),
-                      s.direct);
+                      s.direct2);
     const PoolShape pool2 = ForBatch(m_geometry.pool2, n);
     GrowScratch(s.pool2, pool2.OutSize());
     GrowScratch(s.argmax2, pool2.OutSize());
@@ -263,33 +260,24 @@ CnnModel::Backward(const float* params, size_t n, float* grad, bool accumulate) 
                        s.poolGrad.data(),
                        s.sparseConv);
 
-    // Through pool1, then conv1's weights (the input image needs no gradient).
-    float* out1Grad = s.out1.data();
-    PoolBiasReluBackward(pool1,
-                         s.poolGrad.data(),
-                         s.pool1.data(),
-                         s.argmax1.data(),
-                         out1Grad,
-                         grad + m_layout.Offset(kConv1Bias));
-    // The forward pass formed no column matrix; the weight gradient reads conv1's.
-    const size_t columns1 = n * m_geometry.conv1.OutPlane();
-    GrowScratch(s.cols1, m_geometry.conv1.PatchSize() * columns1);
-    Im2Col(m_geometry.conv1,
-           s.forwardImages,
-           n,
-           size_t{m_shape.imageHeight} * m_shape.imageWidth,
-           s.cols1.data(),
-           columns1);
-    ConvBackward(m_geometry.conv1,
-                 n,
-                 s.cols1.data(),
-                 params + m_layout.Offset(kConv1Weight),
-                 c1,
-                 out1Grad,
-                 grad + m_layout.Offset(kConv1Weight),
-                 accumulate,
-                 nullptr,
-                 s.conv);
+    // Through pool1, position-major, then conv1's weights over the padded images its forward
+    // pass kept (the input image needs no gradient).
+    const size_t lanes1 = DirectConvChannelLanes(c1);
+    GrowScratch(s.out1GradT, n * m_geometry.conv1.OutPlane() * lanes1);
+    PoolBiasReluBackwardChannelsLast(pool1,
+                                     s.poolGrad.data(),
+                                     s.pool1.data(),
+                                     s.argmax1.data(),
+                                     s.out1GradT.data(),
+                                     lanes1,
+                                     grad + m_layout.Offset(kConv1Bias));
+    DirectConvWeightGrad(m_geometry.conv1,
+                         n,
+                         c1,
+                         s.out1GradT.data(),
+                         grad + m_layout.Offset(kConv1Weight),
+                         accumulate,
+                         s.direct1);
 }
 
 double

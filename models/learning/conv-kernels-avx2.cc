@@ -4,9 +4,10 @@
 // that have those instructions.
 
 #ifdef FEDRAN_GEMM_X86_KERNELS
-#    define FEDRAN_GEMM_LANES           8
-#    define FEDRAN_DIRECT_CONV_FUNCTION DirectConvAvx2
-#    define FEDRAN_SPARSE_CONV_FUNCTION SparseConvAvx2
+#    define FEDRAN_GEMM_LANES                  8
+#    define FEDRAN_DIRECT_CONV_FUNCTION        DirectConvAvx2
+#    define FEDRAN_DIRECT_WEIGHT_GRAD_FUNCTION DirectWeightGradAvx2
+#    define FEDRAN_SPARSE_CONV_FUNCTION        SparseConvAvx2
 #    include "models/learning/direct-conv-impl.h"
 #    include "models/learning/sparse-conv-impl.h"
 #endif

@@ -83,10 +83,20 @@ struct DirectConvOperands
 using DirectConvKernelFunction = void(const DirectConvOperands& operands);
 using DirectConvKernel = DirectConvKernelFunction*;
 
+/// The weight gradient from the same operands, `out` then being dLoss/dout position-major
+/// (columns x channelLanes, zeros in the padded channels): weightGradT (patch x channelLanes)
+/// accumulates, over the positions in order, the products of each patch entry with the
+/// position's gradient.
+using DirectWeightGradKernelFunction = void(const DirectConvOperands& operands, float* weightGradT);
+using DirectWeightGradKernel = DirectWeightGradKernelFunction*;
+
 DirectConvKernelFunction DirectConvGeneric;
+DirectWeightGradKernelFunction DirectWeightGradGeneric;
 #ifdef FEDRAN_GEMM_X86_KERNELS
 DirectConvKernelFunction DirectConvAvx2;
 DirectConvKernelFunction DirectConvAvx512;
+DirectWeightGradKernelFunction DirectWeightGradAvx2;
+DirectWeightGradKernelFunction DirectWeightGradAvx512;
 #endif
 
 SparseConvKernelFunction SparseConvGeneric;

@@ -33,6 +33,7 @@ inline void
 DirectTile(const DirectConvOperands& o, size_t first, size_t vector)
 {
     const float* pixel[T];
+#pragma GCC unroll 32
     for (size_t i = 0; i < T; ++i)
     {
         const size_t column = first + i;
@@ -47,22 +48,27 @@ DirectTile(const DirectConvOperands& o, size_t first, size_t vector)
     {
         const uint32_t offset = o.tapOffset[q];
         Vec w[G];
+#pragma GCC unroll 32
         for (size_t g = 0; g < G; ++g)
         {
             w[g] = LoadVec(weight + g * kLanes);
         }
+#pragma GCC unroll 32
         for (size_t i = 0; i < T; ++i)
         {
             const float x = pixel[i][offset];
+#pragma GCC unroll 32
             for (size_t g = 0; g < G; ++g)
             {
                 acc[i][g] = FusedMultiplyAdd(w[g], x, acc[i][g]);
             }
         }
     }
+#pragma GCC unroll 32
     for (size_t g = 0; g < G; ++g)
     {
         float lanes[T][kLanes];
+#pragma GCC unroll 32
         for (size_t i = 0; i < T; ++i)
         {
             StoreVec(lanes[i], acc[i][g]);
@@ -72,6 +78,7 @@ DirectTile(const DirectConvOperands& o, size_t first, size_t vector)
         for (size_t l = 0; l < count; ++l)
         {
             float* out = o.out + (firstChannel + l) * o.columns + first;
+#pragma GCC unroll 32
             for (size_t i = 0; i < T; ++i)
             {
                 out[i] = lanes[i][l];
@@ -111,12 +118,14 @@ RowTile(const DirectConvOperands& o, size_t row, size_t x, size_t firstChannel)
     for (size_t q = 0; q < o.patch; ++q)
     {
         const Vec in = LoadVec(pixels + o.tapOffset[q]);
+#pragma GCC unroll 32
         for (size_t m = 0; m < M; ++m)
         {
             acc[m] = FusedMultiplyAdd(in, weight[m * o.patch + q], acc[m]);
         }
     }
     float* out = o.out + firstChannel * o.columns + image * o.outPlane + y * o.outWidth + x;
+#pragma GCC unroll 32
     for (size_t m = 0; m < M; ++m)
     {
         StoreVec(out + m * o.columns, acc[m]);
@@ -149,7 +158,71 @@ DirectRows(const DirectConvOperands& o)
     }
 }
 
+/// Patch rows [first, first + Q) of the weight gradient for output channels [vector * kLanes,
+/// + kLanes): each element one chain over every position in order, as the product of the
+/// column matrix with the transposed output gradient forms it.
+template<size_t Q>
+inline void
+WeightGradRows(const DirectConvOperands& o, size_t first, size_t vector, float* weightGradT)
+{
+    Vec acc[Q];
+#pragma GCC unroll 32
+    for (size_t q = 0; q < Q; ++q)
+    {
+        acc[q] = LoadVec(weightGradT + (first + q) * o.channelLanes + vector * kLanes);
+    }
+    uint32_t offset[Q];
+#pragma GCC unroll 32
+    for (size_t q = 0; q < Q; ++q)
+    {
+        offset[q] = o.tapOffset[first + q];
+    }
+    const float* grad = o.out + vector * kLanes;
+    const size_t rows = o.columns / o.outWidth;
+    for (size_t row = 0; row < rows; ++row)
+    {
+        const float* pixels = o.paddedInput + (row / o.outHeight) * o.imageFloats +
+                              (row % o.outHeight) * o.paddedWidth;
+        for (size_t x = 0; x < o.outWidth; ++x, grad += o.channelLanes)
+        {
+            const Vec g = LoadVec(grad);
+#pragma GCC unroll 32
+            for (size_t q = 0; q < Q; ++q)
+            {
+                acc[q] = FusedMultiplyAdd(g, pixels[x + offset[q]], acc[q]);
+            }
+        }
+    }
+#pragma GCC unroll 32
+    for (size_t q = 0; q < Q; ++q)
+    {
+        StoreVec(weightGradT + (first + q) * o.channelLanes + vector * kLanes, acc[q]);
+    }
+}
+
 } // namespace
+
+void
+FEDRAN_DIRECT_WEIGHT_GRAD_FUNCTION(const DirectConvOperands& o, float* weightGradT)
+{
+    constexpr size_t kRows = kAccumulators - 1;
+    for (size_t vector = 0; vector < o.channelLanes / kLanes; ++vector)
+    {
+        size_t first = 0;
+        for (; first + kRows <= o.patch; first += kRows)
+        {
+            WeightGradRows<kRows>(o, first, vector, weightGradT);
+        }
+        for (; first + 4 <= o.patch; first += 4)
+        {
+            WeightGradRows<4>(o, first, vector, weightGradT);
+        }
+        for (; first < o.patch; ++first)
+        {
+            WeightGradRows<1>(o, first, vector, weightGradT);
+        }
+    }
+}
 
 void
 FEDRAN_DIRECT_CONV_FUNCTION(const DirectConvOperands& o)

@@ -31,6 +31,87 @@ KernelOf(GemmIsa isa)
     }
 }
 
+gemm::DirectWeightGradKernel
+WeightGradKernelOf(GemmIsa isa)
+{
+    switch (isa)
+    {
+        case GemmIsa::kGeneric:
+            return &gemm::DirectWeightGradGeneric;
+#ifdef FEDRAN_GEMM_X86_KERNELS
+        case GemmIsa::kAvx2:
+            return &gemm::DirectWeightGradAvx2;
+        case GemmIsa::kAvx512:
+            return &gemm::DirectWeightGradAvx512;
+#endif
+        default:
+            return nullptr;
+    }
+}
+
+/// The operands for `channels` output channels over the padded input and tap offsets in
+/// `scratch` (Prepare has filled them); `out` is the kernel's output or gradient.
+gemm::DirectConvOperands
+Operands(const ConvGeometry& g,
+         size_t n,
+         size_t channels,
+         const float* weight,
+         float* out,
+         const DirectConvScratch& scratch)
+{
+    const size_t paddedWidth = g.width + 2 * size_t{g.padding};
+    gemm::DirectConvOperands o;
+    o.channels = channels;
+    o.channelLanes = DirectConvChannelLanes(channels);
+    o.patch = g.PatchSize();
+    o.columns = n * g.OutPlane();
+    o.outWidth = g.OutWidth();
+    o.outPlane = g.OutPlane();
+    o.paddedWidth = paddedWidth;
+    o.imageFloats = g.inChannels * (g.height + 2 * size_t{g.padding}) * paddedWidth;
+    o.paddedInput = scratch.input.data();
+    o.outHeight = g.OutHeight();
+    o.weight = weight;
+    o.weightT = scratch.weight.data();
+    o.tapOffset = scratch.tapOffset.data();
+    o.out = out;
+    return o;
+}
+
+void
+RunWeightGrad(gemm::DirectWeightGradKernel kernel,
+              const ConvGeometry& g,
+              size_t n,
+              size_t channels,
+              const float* outGradT,
+              float* weightGrad,
+              bool accumulate,
+              DirectConvScratch& scratch)
+{
+    const size_t patch = g.PatchSize();
+    const size_t lanes = DirectConvChannelLanes(channels);
+    float* gradT = GrowScratch(scratch.weightGradT, patch * lanes);
+    std::fill_n(gradT, patch * lanes, 0.0f);
+    if (accumulate)
+    {
+        for (size_t c = 0; c < channels; ++c)
+        {
+            for (size_t q = 0; q < patch; ++q)
+            {
+                gradT[q * lanes + c] = weightGrad[c * patch + q];
+            }
+        }
+    }
+    kernel(Operands(g, n, channels, nullptr, const_cast<float*>(outGradT), scratch), gradT);
+    for (size_t c = 0; c < channels; ++c)
+    {
+        for (size_t q = 0; q < patch; ++q)
+        {
+            weightGrad[c * patch + q] = gradT[q * lanes + c];
+        }
+    }
+}
+
 void
 Run(gemm::DirectConvKernel kernel,
     const ConvGeometry& g,
@@ -90,25 +171,61 @@ Run(gemm::DirectConvKernel kernel,
         offset[q] = static_cast<uint32_t>(c * paddedPlane + ky * paddedWidth + kx);
     }
 
-    gemm::DirectConvOperands o;
-    o.channels = channels;
-    o.channelLanes = lanes;
-    o.patch = patch;
-    o.columns = n * g.OutPlane();
-    o.outWidth = g.OutWidth();
-    o.outPlane = g.OutPlane();
-    o.paddedWidth = paddedWidth;
-    o.imageFloats = imageFloats;
-    o.paddedInput = in;
-    o.outHeight = g.OutHeight();
-    o.weight = weight;
-    o.weightT = w;
-    o.tapOffset = offset;
-    o.out = out;
+    const gemm::DirectConvOperands o = Operands(g, n, channels, weight, out, scratch);
     kernel(o);
 }
 
 } // namespace
+
+size_t
+DirectConvChannelLanes(size_t channels)
+{
+    return (channels + gemm::kChannelBlock - 1) / gemm::kChannelBlock * gemm::kChannelBlock;
+}
+
+void
+DirectConvWeightGrad(const ConvGeometry& geometry,
+                     size_t n,
+                     size_t channels,
+                     const float* outGradT,
+                     float* weightGrad,
+                     bool accumulate,
+                     DirectConvScratch& scratch)
+{
+    RunWeightGrad(WeightGradKernelOf(ActiveGemmIsa()),
+                  geometry,
+                  n,
+                  channels,
+                  outGradT,
+                  weightGrad,
+                  accumulate,
+                  scratch);
+}
+
+void
+DirectConvWeightGradOn(GemmIsa isa,
+                       const ConvGeometry& geometry,
+                       size_t n,
+                       size_t channels,
+                       const float* outGradT,
+                       float* weightGrad,
+                       bool accumulate,
+                       DirectConvScratch& scratch)
+{
+    if (!GemmIsaAvailable(isa) || WeightGradKernelOf(isa) == nullptr)
+    {
+        throw std::invalid_argument(std::string("DirectConvWeightGradOn: no ") + GemmIsaName(isa) +
+                                    " kernel on this CPU or build");
+    }
+    RunWeightGrad(WeightGradKernelOf(isa),
+                  geometry,
+                  n,
+                  channels,
+                  outGradT,
+                  weightGrad,
+                  accumulate,
+                  scratch);
+}
 
 void
 DirectConvForward(const ConvGeometry& geometry,

@@ -27,6 +27,7 @@ struct DirectConvScratch
     std::vector<float> input;  ///< the images, zero-padded, image by image
     std::vector<float> weight; ///< the weights transposed (patch x padded channels)
     std::vector<uint32_t> tapOffset;
+    std::vector<float> weightGradT; ///< the weight gradient transposed (patch x padded channels)
 };
 
 /**
@@ -42,6 +43,35 @@ void DirectConvForward(const ConvGeometry& geometry,
                        size_t channels,
                        float* out,
                        DirectConvScratch& scratch);
+
+/// Output channels padded for the position-major gradient DirectConvWeightGrad reads.
+size_t DirectConvChannelLanes(size_t channels);
+
+/**
+ * The weight gradient of the convolution that DirectConvForward last ran with `scratch` (same
+ * geometry, images and channel count), from dLoss/dout position-major: outGradT holds, for
+ * each output position of each image in order, DirectConvChannelLanes(channels) floats (the
+ * channels' gradients, then zeros). Writes weightGrad (channels x PatchSize(); added to it if
+ * `accumulate`). Same bits as ConvBackward's weight gradient: each element one chain of fused
+ * multiply-adds over the positions in order.
+ */
+void DirectConvWeightGrad(const ConvGeometry& geometry,
+                          size_t n,
+                          size_t channels,
+                          const float* outGradT,
+                          float* weightGrad,
+                          bool accumulate,
+                          DirectConvScratch& scratch);
+
+/// DirectConvWeightGrad on a given instruction set (tests).
+void DirectConvWeightGradOn(GemmIsa isa,
+                            const ConvGeometry& geometry,
+                            size_t n,
+                            size_t channels,
+                            const float* outGradT,
+                            float* weightGrad,
+                            bool accumulate,
+                            DirectConvScratch& scratch);
 
 /// DirectConvForward on a given instruction set (tests and benchmarks). Throws
 /// std::invalid_argument if it is not available.

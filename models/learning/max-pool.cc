@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #if defined(__SSE2__)
 #    include <emmintrin.h>
@@ -31,6 +32,20 @@ PoolWindow(const float* top, const float* bottom, float bias, float* out, uint8_
     const int lowerWins = static_cast<int>(lower > upper);
     *argmax = static_cast<uint8_t>(upperIndex + lowerWins * (lowerIndex - upperIndex));
     *out = std::max(std::max(upper, lower) + bias, 0.0f);
+}
+
+/// The window's gradient where the ReLU was on (out > 0), zero elsewhere: a bit mask rather than
+/// a branch, which the data-dependent condition would mispredict.
+inline float
+ReluGate(float out, float grad)
+{
+    const uint32_t mask = 0u - static_cast<uint32_t>(out > 0.0f);
+    uint32_t bits;
+    std::memcpy(&bits, &grad, sizeof bits);
+    bits &= mask;
+    float gated;
+    std::memcpy(&gated, &bits, sizeof gated);
+    return gated;
 }
 
 } // namespace
@@ -191,6 +206,8 @@ PoolBiasReluBackwardSparse(const PoolShape& shape,
     const size_t outHeight = shape.OutHeight();
     const size_t outWidth = shape.OutWidth();
     inGrad.Reset(shape.channels, shape.n, outHeight * outWidth);
+    std::vector<uint32_t> pendingPosition(outWidth);
+    std::vector<float> pendingValue(outWidth);
     for (size_t c = 0; c < shape.channels; ++c)
     {
         // The bias gradient sums the windows in order, as PoolBiasReluBackward does.
@@ -203,29 +220,34 @@ PoolBiasReluBackwardSparse(const PoolShape& shape,
             uint16_t count = 0;
             for (size_t py = 0; py < outHeight; ++py)
             {
-                // A window row covers two input rows: its maxima in the upper row come first,
-                // so that positions ascend.
-                for (unsigned lower = 0; lower < 2; ++lower)
+                // A window row covers two input rows; its maxima in the upper row come first,
+                // so that positions ascend: those in the lower row wait in `pending`. Entries
+                // are written unconditionally and kept by advancing the count (the conditions
+                // are data-dependent, so branches would mispredict).
+                size_t pending = 0;
+                for (size_t px = 0; px < outWidth; ++px)
                 {
-                    for (size_t px = 0; px < outWidth; ++px)
-                    {
-                        const size_t window = py * outWidth + px;
-                        const float g = out[window] > 0.0f ? outGrad[window] : 0.0f;
-                        if (lower == 0)
-                        {
-                            sum += g;
-                        }
-                        const unsigned k = argmax[window];
-                        if ((k >> 1) != lower || g == 0.0f)
-                        {
-                            continue;
-                        }
-                        position[count] = static_cast<uint32_t>((2 * py + lower) * shape.width +
-                                                                2 * px + (k & 1));
-                        value[count] = g;
-                        ++count;
-                    }
+                    const size_t window = py * outWidth + px;
+                    const float g = ReluGate(out[window], outGrad[window]);
+                    sum += g;
+                    const unsigned k = argmax[window];
+                    const uint32_t at =
+                        static_cast<uint32_t>((2 * py + (k >> 1)) * shape.width + 2 * px + (k & 1));
+                    const bool kept = g != 0.0f;
+                    const bool lower = (k >> 1) != 0;
+                    position[count] = at;
+                    value[count] = g;
+                    count += kept && !lower;
+                    pendingPosition[pending] = at;
+                    pendingValue[pending] = g;
+                    pending += kept && lower;
                 }
+                for (size_t j = 0; j < pending; ++j)
+                {
+                    position[count + j] = pendingPosition[j];
+                    value[count + j] = pendingValue[j];
+                }
+                count += pending;
             }
             inGrad.count[list] = count;
             outGrad += outHeight * outWidth;
@@ -233,6 +255,50 @@ PoolBiasReluBackwardSparse(const PoolShape& shape,
             argmax += outHeight * outWidth;
         }
         biasGrad[c] += sum;
+    }
+}
+
+void
+PoolBiasReluBackwardChannelsLast(const PoolShape& shape,
+                                 const float* outGrad,
+                                 const float* out,
+                                 const uint8_t* argmax,
+                                 float* inGradT,
+                                 size_t lanes,
+                                 float* biasGrad)
+{
+    const size_t outHeight = shape.OutHeight();
+    const size_t outWidth = shape.OutWidth();
+    const size_t windows = outHeight * outWidth;
+    const size_t imageFloats = size_t{shape.height} * shape.width * lanes;
+    // Image by image, so that the writes stay within one image's few dozen KB. Each channel's
+    // bias gradient still sums its windows in order: images ascending, then windows.
+    std::vector<float> sums(shape.channels, 0.0f);
+    for (size_t s = 0; s < shape.n; ++s)
+    {
+        float* image = inGradT + s * imageFloats;
+        std::fill_n(image, imageFloats, 0.0f);
+        for (size_t c = 0; c < shape.channels; ++c)
+        {
+            const size_t first = (c * shape.n + s) * windows;
+            float sum = sums[c];
+            for (size_t py = 0; py < outHeight; ++py)
+            {
+                for (size_t px = 0; px < outWidth; ++px)
+                {
+                    const size_t window = first + py * outWidth + px;
+                    const float g = ReluGate(out[window], outGrad[window]);
+                    sum += g;
+                    const unsigned k = argmax[window];
+                    image[((2 * py + (k >> 1)) * shape.width + 2 * px + (k & 1)) * lanes + c] = g;
+                }
+            }
+            sums[c] = sum;
+        }
+    }
+    for (size_t c = 0; c < shape.channels; ++c)
+    {
+        biasGrad[c] += sums[c];
     }
 }
 

@@ -78,6 +78,19 @@ void PoolBiasReluBackwardSparse(const PoolShape& shape,
                                 SparseOutputGrad& inGrad,
                                 float* biasGrad);
 
+/**
+ * PoolBiasReluBackward writing dLoss/din position-major, as DirectConvWeightGrad reads it:
+ * for each image, row and column of `in` in order, `lanes` floats (one per channel, then
+ * zeros). The same bias gradient.
+ */
+void PoolBiasReluBackwardChannelsLast(const PoolShape& shape,
+                                      const float* outGrad,
+                                      const float* out,
+                                      const uint8_t* argmax,
+                                      float* inGradT,
+                                      size_t lanes,
+                                      float* biasGrad);
+
 } // namespace fedran
 
 #endif

@@ -35,8 +35,10 @@ WeightGradPass(const SparseConvOperands& o, size_t c, size_t lane, size_t row, f
     const size_t paddedPlane = (o.height + 2 * o.padding) * paddedWidth;
     float* out = weightGrad + c * K * K * o.inLanes + lane;
     Vec acc[R][K];
+#pragma GCC unroll 32
     for (size_t r = 0; r < R; ++r)
     {
+#pragma GCC unroll 32
         for (size_t kx = 0; kx < K; ++kx)
         {
             acc[r][kx] = LoadVec(out + ((row + r) * K + kx) * o.inLanes);
@@ -54,8 +56,10 @@ WeightGradPass(const SparseConvOperands& o, size_t c, size_t lane, size_t row, f
             const size_t x = position[j] % o.outWidth;
             const float g = value[j];
             const float* patch = image + ((y + row) * paddedWidth + x) * o.inLanes;
+#pragma GCC unroll 32
             for (size_t r = 0; r < R; ++r)
             {
+#pragma GCC unroll 32
                 for (size_t kx = 0; kx < K; ++kx)
                 {
                     acc[r][kx] =
@@ -66,8 +70,10 @@ WeightGradPass(const SparseConvOperands& o, size_t c, size_t lane, size_t row, f
             }
         }
     }
+#pragma GCC unroll 32
     for (size_t r = 0; r < R; ++r)
     {
+#pragma GCC unroll 32
         for (size_t kx = 0; kx < K; ++kx)
         {
             StoreVec(out + ((row + r) * K + kx) * o.inLanes, acc[r][kx]);
@@ -160,11 +166,13 @@ ColumnTaps(const SparseConvOperands& o,
     {
         const float* w = o.weight + (o.entryChannel[e] * taps + first) * o.inLanes + lane;
         const float g = o.entryValue[e];
+#pragma GCC unroll 32
         for (size_t t = 0; t < T; ++t)
         {
             acc[t] = FusedMultiplyAdd(LoadVec(w + t * o.inLanes), g, acc[t]);
         }
     }
+#pragma GCC unroll 32
     for (size_t t = 0; t < T; ++t)
     {
         StoreVec(column + (first + t) * o.inLanes + lane, acc[t]);
