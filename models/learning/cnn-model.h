@@ -24,8 +24,10 @@ namespace fedran
  * {c2, c1, k, k}, "conv2.bias" {c2}, "fc1.weight" {hidden, c2 * h2 * w2}, "fc1.bias"
  * {hidden}, "fc2.weight" {classes, hidden}, "fc2.bias" {classes}.
  *
- * Convolutions run as im2col + matrix products over the minibatch (conv-layer.h). Holds
- * shapes only: one instance serves every client, and concurrent calls are safe.
+ * Convolutions run forward straight from the (padded) input (direct-conv.h); backward, the
+ * second one from its pooled gradient's nonzeros (sparse-conv.h) and the first over the
+ * padded images its forward pass kept; the bits of im2col and matrix products. Holds shapes
+ * only: one instance serves every client, and concurrent calls are safe.
  */
 class CnnModel : public Model
 {

@@ -2,7 +2,9 @@
 #define FEDRAN_MODELS_LEARNING_CONV_LAYER_H
 
 // A convolution's forward and backward passes over a minibatch, as im2col + matrix products
-// (im2col.h), a few images at a time.
+// (im2col.h), a few images at a time. The CNN no longer runs these: they define the bits its
+// column-free kernels must give (direct-conv.h, sparse-conv.h), and those kernels' tests
+// compare against them on every instruction set.
 //
 // Why blocks of images: the column matrix of a whole minibatch is megabytes (the default CNN's
 // second convolution: 400 x 3200 floats, 5 MB), so writing it, reading it in the product,
