@@ -22,6 +22,7 @@ struct DenseScratch
 {
     std::vector<std::vector<float>> act;
     std::vector<float> delta; ///< dLoss/d(a_{l-1}) before the ReLU mask is applied
+    std::vector<float> outT;  ///< a layer's output transposed, as the product writes it
 };
 
 thread_local DenseScratch t_dense;
@@ -99,17 +100,28 @@ DenseStack::Forward(const float* params, const float* input, size_t n) const
         const size_t width = m_widths[l];
         const size_t fanIn = InputsOf(l);
         out = GrowScratch(scratch.act[l], n * width);
+        // out^T (width x n) = W in^T, then transposed: the product packs the few input rows
+        // instead of the whole weight matrix (out = in W^T would pack W^T). Each element is
+        // the same chain of fused multiply-adds over the inputs in order either way.
+        float* outT = GrowScratch(scratch.outT, width * n);
         Gemm(Op::kNone,
              Op::kTranspose,
-             n,
              width,
-             fanIn,
-             in,
+             n,
              fanIn,
              params + m_weightOffsets[l],
              fanIn,
-             out,
-             width);
+             in,
+             fanIn,
+             outT,
+             n);
+        for (size_t i = 0; i < n; ++i)
+        {
+            for (size_t j = 0; j < width; ++j)
+            {
+                out[i * width + j] = outT[j * n + i];
+            }
+        }
         const float* bias = params + m_biasOffsets[l];
         const bool relu = l + 1 < m_widths.size();
         // One pass adds the bias and applies the ReLU while the row is in cache.
