@@ -4,50 +4,12 @@
 #include "models/learning/scratch.h"
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 
 namespace fedran
 {
 
 namespace
 {
-
-gemm::DirectConvKernel
-KernelOf(GemmIsa isa)
-{
-    switch (isa)
-    {
-        case GemmIsa::kGeneric:
-            return &gemm::DirectConvGeneric;
-#ifdef FEDRAN_GEMM_X86_KERNELS
-        case GemmIsa::kAvx2:
-            return &gemm::DirectConvAvx2;
-        case GemmIsa::kAvx512:
-            return &gemm::DirectConvAvx512;
-#endif
-        default:
-            return nullptr;
-    }
-}
-
-gemm::DirectWeightGradKernel
-WeightGradKernelOf(GemmIsa isa)
-{
-    switch (isa)
-    {
-        case GemmIsa::kGeneric:
-            return &gemm::DirectWeightGradGeneric;
-#ifdef FEDRAN_GEMM_X86_KERNELS
-        case GemmIsa::kAvx2:
-            return &gemm::DirectWeightGradAvx2;
-        case GemmIsa::kAvx512:
-            return &gemm::DirectWeightGradAvx512;
-#endif
-        default:
-            return nullptr;
-    }
-}
 
 /// The operands for `channels` output channels over the padded input and tap offsets in
 /// `scratch` (Prepare has filled them); `out` is the kernel's output or gradient.
@@ -192,14 +154,14 @@ DirectConvWeightGrad(const ConvGeometry& geometry,
                      bool accumulate,
                      DirectConvScratch& scratch)
 {
-    RunWeightGrad(WeightGradKernelOf(ActiveGemmIsa()),
-                  geometry,
-                  n,
-                  channels,
-                  outGradT,
-                  weightGrad,
-                  accumulate,
-                  scratch);
+    DirectConvWeightGradOn(ActiveGemmIsa(),
+                           geometry,
+                           n,
+                           channels,
+                           outGradT,
+                           weightGrad,
+                           accumulate,
+                           scratch);
 }
 
 void
@@ -212,12 +174,9 @@ DirectConvWeightGradOn(GemmIsa isa,
                        bool accumulate,
                        DirectConvScratch& scratch)
 {
-    if (!GemmIsaAvailable(isa) || WeightGradKernelOf(isa) == nullptr)
-    {
-        throw std::invalid_argument(std::string("DirectConvWeightGradOn: no ") + GemmIsaName(isa) +
-                                    " kernel on this CPU or build");
-    }
-    RunWeightGrad(WeightGradKernelOf(isa),
+    RunWeightGrad(gemm::AvailableKernel(isa,
+                                        "DirectConvWeightGradOn",
+                                        FEDRAN_CONV_KERNEL_BUILDS(gemm::DirectWeightGrad)),
                   geometry,
                   n,
                   channels,
@@ -237,15 +196,15 @@ DirectConvForward(const ConvGeometry& geometry,
                   float* out,
                   DirectConvScratch& scratch)
 {
-    Run(KernelOf(ActiveGemmIsa()),
-        geometry,
-        samples,
-        n,
-        channelStride,
-        weight,
-        channels,
-        out,
-        scratch);
+    DirectConvForwardOn(ActiveGemmIsa(),
+                        geometry,
+                        samples,
+                        n,
+                        channelStride,
+                        weight,
+                        channels,
+                        out,
+                        scratch);
 }
 
 void
@@ -259,12 +218,17 @@ DirectConvForwardOn(GemmIsa isa,
                     float* out,
                     DirectConvScratch& scratch)
 {
-    if (!GemmIsaAvailable(isa) || KernelOf(isa) == nullptr)
-    {
-        throw std::invalid_argument(std::string("DirectConvForwardOn: no ") + GemmIsaName(isa) +
-                                    " kernel on this CPU or build");
-    }
-    Run(KernelOf(isa), geometry, samples, n, channelStride, weight, channels, out, scratch);
+    Run(gemm::AvailableKernel(isa,
+                              "DirectConvForwardOn",
+                              FEDRAN_CONV_KERNEL_BUILDS(gemm::DirectConv)),
+        geometry,
+        samples,
+        n,
+        channelStride,
+        weight,
+        channels,
+        out,
+        scratch);
 }
 
 } // namespace fedran

@@ -4,32 +4,12 @@
 #include "models/learning/scratch.h"
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 
 namespace fedran
 {
 
 namespace
 {
-
-gemm::SparseConvKernel
-KernelOf(GemmIsa isa)
-{
-    switch (isa)
-    {
-        case GemmIsa::kGeneric:
-            return &gemm::SparseConvGeneric;
-#ifdef FEDRAN_GEMM_X86_KERNELS
-        case GemmIsa::kAvx2:
-            return &gemm::SparseConvAvx2;
-        case GemmIsa::kAvx512:
-            return &gemm::SparseConvAvx512;
-#endif
-        default:
-            return nullptr;
-    }
-}
 
 size_t
 RoundUp(size_t value, size_t multiple)
@@ -233,16 +213,16 @@ SparseConvBackward(const ConvGeometry& geometry,
                    float* inputGrad,
                    SparseConvScratch& scratch)
 {
-    Run(KernelOf(ActiveGemmIsa()),
-        geometry,
-        input,
-        channelStride,
-        weight,
-        outGrad,
-        weightGrad,
-        accumulate,
-        inputGrad,
-        scratch);
+    SparseConvBackwardOn(ActiveGemmIsa(),
+                         geometry,
+                         input,
+                         channelStride,
+                         weight,
+                         outGrad,
+                         weightGrad,
+                         accumulate,
+                         inputGrad,
+                         scratch);
 }
 
 void
@@ -257,12 +237,9 @@ SparseConvBackwardOn(GemmIsa isa,
                      float* inputGrad,
                      SparseConvScratch& scratch)
 {
-    if (!GemmIsaAvailable(isa) || KernelOf(isa) == nullptr)
-    {
-        throw std::invalid_argument(std::string("SparseConvBackwardOn: no ") + GemmIsaName(isa) +
-                                    " kernel on this CPU or build");
-    }
-    Run(KernelOf(isa),
+    Run(gemm::AvailableKernel(isa,
+                              "SparseConvBackwardOn",
+                              FEDRAN_CONV_KERNEL_BUILDS(gemm::SparseConv)),
         geometry,
         input,
         channelStride,

@@ -5,6 +5,7 @@
 // tap by tap. Shapes with several blocks of images, padding and accumulation.
 
 #include "compression/rng.h"
+#include "model-test-util.h"
 #include "models/learning/conv-layer.h"
 #include "models/learning/gemm.h"
 
@@ -17,17 +18,6 @@ namespace fedran
 {
 namespace
 {
-
-std::vector<float>
-Random(size_t count, Rng& rng)
-{
-    std::vector<float> v(count);
-    for (auto& x : v)
-    {
-        x = static_cast<float>(rng.Uniform() - 0.5);
-    }
-    return v;
-}
 
 /// The input pixel a column entry reads, or -1 in the padding.
 long
@@ -55,15 +45,15 @@ CheckLayer(const ConvGeometry& g, size_t channels, size_t n, bool accumulate)
     std::vector<const float*> samples;
     for (size_t s = 0; s < n; ++s)
     {
-        images.push_back(Random(g.inChannels * inPlane, rng));
+        images.push_back(test::UniformFloats(g.inChannels * inPlane, rng));
     }
     for (const auto& image : images)
     {
         samples.push_back(image.data());
     }
-    const std::vector<float> weight = Random(channels * patch, rng);
-    const std::vector<float> outGrad = Random(channels * n * plane, rng);
-    const std::vector<float> startGrad = Random(channels * patch, rng);
+    const std::vector<float> weight = test::UniformFloats(channels * patch, rng);
+    const std::vector<float> outGrad = test::UniformFloats(channels * n * plane, rng);
+    const std::vector<float> startGrad = test::UniformFloats(channels * patch, rng);
 
     // The reference column matrix, with zeros in the padding.
     std::vector<float> cols(patch * n * plane);

@@ -5,6 +5,7 @@
 // width, channel counts that leave partial groups, and images read through per-image pointers.
 
 #include "compression/rng.h"
+#include "model-test-util.h"
 #include "models/learning/conv-layer.h"
 #include "models/learning/direct-conv.h"
 #include "models/learning/gemm.h"
@@ -42,18 +43,10 @@ Check(const Case& c)
     std::vector<const float*> samples;
     for (auto& image : images)
     {
-        image.resize(g.inChannels * inPlane);
-        for (auto& x : image)
-        {
-            x = static_cast<float>(rng.Uniform() - 0.5);
-        }
+        image = test::UniformFloats(g.inChannels * inPlane, rng);
         samples.push_back(image.data());
     }
-    std::vector<float> weight(c.channels * g.PatchSize());
-    for (auto& x : weight)
-    {
-        x = static_cast<float>(rng.Uniform() - 0.5);
-    }
+    const std::vector<float> weight = test::UniformFloats(c.channels * g.PatchSize(), rng);
     const size_t outFloats = c.channels * c.n * g.OutPlane();
     std::vector<float> expected(outFloats);
     std::vector<float> cols(g.PatchSize() * c.n * g.OutPlane());
@@ -81,11 +74,7 @@ Check(const Case& c)
             outGradT[column * lanes + ch] = outGrad[ch * c.n * g.OutPlane() + column];
         }
     }
-    std::vector<float> start(weight.size());
-    for (auto& x : start)
-    {
-        x = static_cast<float>(rng.Uniform() - 0.5);
-    }
+    const std::vector<float> start = test::UniformFloats(weight.size(), rng);
     ConvScratch convScratch;
     std::vector<float> expectedGrad(weight.size(), 0.0f);
     ConvBackward(g,
@@ -191,20 +180,13 @@ TEST(PoolBackward, PositionMajorGradientIsTheDenseOneTransposed)
 {
     Rng rng(5);
     const PoolShape shape{5, 3, 9, 12}; // an odd height: the last row is dropped
-    std::vector<float> in(shape.channels * shape.n * shape.height * shape.width);
-    for (auto& x : in)
-    {
-        x = static_cast<float>(rng.Uniform() - 0.5);
-    }
+    const std::vector<float> in =
+        test::UniformFloats(shape.channels * shape.n * shape.height * shape.width, rng);
     const std::vector<float> bias{-0.2f, 0.0f, 0.1f, 0.3f, -0.4f};
     std::vector<float> out(shape.OutSize());
     std::vector<uint8_t> argmax(shape.OutSize());
     PoolBiasReluForward(shape, in.data(), bias.data(), out.data(), argmax.data());
-    std::vector<float> outGrad(shape.OutSize());
-    for (auto& x : outGrad)
-    {
-        x = static_cast<float>(rng.Uniform() - 0.5);
-    }
+    const std::vector<float> outGrad = test::UniformFloats(shape.OutSize(), rng);
     std::vector<float> dense(in.size(), 5.0f);
     std::vector<float> denseBias(shape.channels, 1.0f);
     PoolBiasReluBackward(shape,

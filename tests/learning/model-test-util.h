@@ -99,6 +99,18 @@ ExpectGradientMatchesReference(const Model& model,
     EXPECT_LT(std::sqrt(diffNorm / refNorm), 1e-4);
 }
 
+/// `count` floats drawn uniformly from [-0.5, 0.5).
+inline std::vector<float>
+UniformFloats(size_t count, Rng& rng)
+{
+    std::vector<float> v(count);
+    for (auto& x : v)
+    {
+        x = static_cast<float>(rng.Uniform() - 0.5);
+    }
+    return v;
+}
+
 /// Parameters from the model's own initialisation with a fixed seed.
 inline std::vector<float>
 InitialParams(const Model& model, uint64_t seed)

@@ -5,6 +5,7 @@
 // a compile-time path (3, 5 and 4), and more input channels than one vector block.
 
 #include "compression/rng.h"
+#include "model-test-util.h"
 #include "models/learning/conv-layer.h"
 #include "models/learning/gemm.h"
 #include "models/learning/max-pool.h"
@@ -19,17 +20,6 @@ namespace fedran
 {
 namespace
 {
-
-std::vector<float>
-Random(size_t count, Rng& rng)
-{
-    std::vector<float> v(count);
-    for (auto& x : v)
-    {
-        x = static_cast<float>(rng.Uniform() - 0.5);
-    }
-    return v;
-}
 
 bool
 SameBits(const std::vector<float>& a, const std::vector<float>& b)
@@ -53,19 +43,19 @@ Check(const Case& c, bool accumulate)
     const size_t plane = g.OutPlane();
     // The input channel-major across the batch (inChannels x n x height x width), as the
     // CNN's pool1 activations are.
-    const std::vector<float> input = Random(g.inChannels * c.n * inPlane, rng);
-    const std::vector<float> weight = Random(c.channels * g.PatchSize(), rng);
-    const std::vector<float> startGrad = Random(c.channels * g.PatchSize(), rng);
+    const std::vector<float> input = test::UniformFloats(g.inChannels * c.n * inPlane, rng);
+    const std::vector<float> weight = test::UniformFloats(c.channels * g.PatchSize(), rng);
+    const std::vector<float> startGrad = test::UniformFloats(c.channels * g.PatchSize(), rng);
 
     // A pool after the convolution: its forward pass on random outputs fixes the windows'
     // maxima and the ReLU; half its biases push outputs below zero.
     PoolShape pool{c.channels, c.n, g.OutHeight(), g.OutWidth()};
-    const std::vector<float> convOut = Random(c.channels * c.n * plane, rng);
-    std::vector<float> bias = Random(c.channels, rng);
+    const std::vector<float> convOut = test::UniformFloats(c.channels * c.n * plane, rng);
+    std::vector<float> bias = test::UniformFloats(c.channels, rng);
     std::vector<float> pooled(pool.OutSize());
     std::vector<uint8_t> argmax(pool.OutSize());
     PoolBiasReluForward(pool, convOut.data(), bias.data(), pooled.data(), argmax.data());
-    const std::vector<float> pooledGrad = Random(pool.OutSize(), rng);
+    const std::vector<float> pooledGrad = test::UniformFloats(pool.OutSize(), rng);
 
     std::vector<float> denseGrad(convOut.size());
     std::vector<float> denseBias(c.channels, 0.25f);
