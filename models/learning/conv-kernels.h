@@ -80,15 +80,17 @@ struct DirectConvOperands
     /// Per patch row (input channel, kernel row, kernel column): its offset in a padded image
     /// from the output position's top-left input pixel.
     const uint32_t* tapOffset = nullptr;
-    /// channels x columns, row-major: the convolution's output.
+    /// channels x columns, row-major: the convolution's output (the forward kernel).
     float* out = nullptr;
+    /// columns x channelLanes: dLoss/dout position-major (the weight-gradient kernel).
+    const float* outGradT = nullptr;
 };
 
 using DirectConvKernelFunction = void(const DirectConvOperands& operands);
 using DirectConvKernel = DirectConvKernelFunction*;
 
-/// The weight gradient from the same operands, `out` then being dLoss/dout position-major
-/// (columns x channelLanes, zeros in the padded channels): weightGradT (patch x channelLanes)
+/// The weight gradient from the same operands and outGradT (zeros in the padded channels):
+/// weightGradT (patch x channelLanes)
 /// accumulates, over the positions in order, the products of each patch entry with the
 /// position's gradient.
 using DirectWeightGradKernelFunction = void(const DirectConvOperands& operands, float* weightGradT);

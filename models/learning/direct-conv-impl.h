@@ -177,7 +177,7 @@ WeightGradRows(const DirectConvOperands& o, size_t first, size_t vector, float* 
     {
         offset[q] = o.tapOffset[first + q];
     }
-    const float* grad = o.out + vector * kLanes;
+    const float* grad = o.outGradT + vector * kLanes;
     const size_t rows = o.columns / o.outWidth;
     for (size_t row = 0; row < rows; ++row)
     {

@@ -64,7 +64,9 @@ RunWeightGrad(gemm::DirectWeightGradKernel kernel,
             }
         }
     }
-    kernel(Operands(g, n, channels, nullptr, const_cast<float*>(outGradT), scratch), gradT);
+    gemm::DirectConvOperands o = Operands(g, n, channels, nullptr, nullptr, scratch);
+    o.outGradT = outGradT;
+    kernel(o, gradT);
     for (size_t c = 0; c < channels; ++c)
     {
         for (size_t q = 0; q < patch; ++q)

@@ -1,5 +1,7 @@
 #include "models/learning/max-pool.h"
 
+#include "models/learning/scratch.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -33,6 +35,11 @@ PoolWindow(const float* top, const float* bottom, float bias, float* out, uint8_
     *argmax = static_cast<uint8_t>(upperIndex + lowerWins * (lowerIndex - upperIndex));
     *out = std::max(std::max(upper, lower) + bias, 0.0f);
 }
+
+// Per-thread buffers of the backward passes below, so that a training step allocates nothing.
+thread_local std::vector<uint32_t> t_pendingPosition;
+thread_local std::vector<float> t_pendingValue;
+thread_local std::vector<float> t_sums;
 
 /// The window's gradient where the ReLU was on (out > 0), zero elsewhere: a bit mask rather than
 /// a branch, which the data-dependent condition would mispredict.
@@ -206,8 +213,8 @@ PoolBiasReluBackwardSparse(const PoolShape& shape,
     const size_t outHeight = shape.OutHeight();
     const size_t outWidth = shape.OutWidth();
     inGrad.Reset(shape.channels, shape.n, outHeight * outWidth);
-    std::vector<uint32_t> pendingPosition(outWidth);
-    std::vector<float> pendingValue(outWidth);
+    uint32_t* pendingPosition = GrowScratch(t_pendingPosition, outWidth);
+    float* pendingValue = GrowScratch(t_pendingValue, outWidth);
     for (size_t c = 0; c < shape.channels; ++c)
     {
         // The bias gradient sums the windows in order, as PoolBiasReluBackward does.
@@ -273,7 +280,8 @@ PoolBiasReluBackwardChannelsLast(const PoolShape& shape,
     const size_t imageFloats = size_t{shape.height} * shape.width * lanes;
     // Image by image, so that the writes stay within one image's few dozen KB. Each channel's
     // bias gradient still sums its windows in order: images ascending, then windows.
-    std::vector<float> sums(shape.channels, 0.0f);
+    float* sums = GrowScratch(t_sums, shape.channels);
+    std::fill_n(sums, shape.channels, 0.0f);
     for (size_t s = 0; s < shape.n; ++s)
     {
         float* image = inGradT + s * imageFloats;
