@@ -20,6 +20,13 @@ namespace fedran::gemm
 /// layout serves vectors of 4, 8 and 16 floats.
 constexpr size_t kChannelBlock = 16;
 
+/// `channels` rounded up to a multiple of kChannelBlock.
+constexpr size_t
+PaddedChannels(size_t channels)
+{
+    return (channels + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
+}
+
 /// The operands, channels last, as sparse-conv.cc lays them out.
 struct SparseConvOperands
 {

@@ -144,7 +144,7 @@ Run(gemm::DirectConvKernel kernel,
 size_t
 DirectConvChannelLanes(size_t channels)
 {
-    return (channels + gemm::kChannelBlock - 1) / gemm::kChannelBlock * gemm::kChannelBlock;
+    return gemm::PaddedChannels(channels);
 }
 
 void

@@ -11,12 +11,6 @@ namespace fedran
 namespace
 {
 
-size_t
-RoundUp(size_t value, size_t multiple)
-{
-    return (value + multiple - 1) / multiple * multiple;
-}
-
 /// The entries again, by image and output position, channels ascending within a position.
 void
 IndexByPosition(const SparseOutputGrad& grad, size_t plane, SparseConvScratch& scratch)
@@ -48,8 +42,8 @@ IndexByPosition(const SparseOutputGrad& grad, size_t plane, SparseConvScratch& s
     }
     uint32_t* channel = GrowScratch(scratch.entryChannel, std::max<size_t>(total, 1));
     float* value = GrowScratch(scratch.entryValue, std::max<size_t>(total, 1));
-    // Channel-major traversal fills each position's entries in ascending channel order. The
-    // cursor of position p is start[p] itself, advanced as entries arrive and restored below.
+    // Channel-major traversal fills each position's entries in ascending channel order; each
+    // position's cursor starts at its start and advances as entries arrive.
     std::vector<uint32_t>& cursor = scratch.cursor;
     cursor.assign(start, start + grad.n * stride);
     for (size_t c = 0; c < grad.channels; ++c)
@@ -81,7 +75,7 @@ Run(gemm::SparseConvKernel kernel,
     SparseConvScratch& scratch)
 {
     const size_t inChannels = g.inChannels;
-    const size_t lanes = RoundUp(inChannels, gemm::kChannelBlock);
+    const size_t lanes = gemm::PaddedChannels(inChannels);
     const size_t k = g.kernel;
     const size_t height = g.height;
     const size_t width = g.width;
