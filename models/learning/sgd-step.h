@@ -49,6 +49,20 @@ double HookedStep(const StepBuffers& b,
                   std::vector<float>& direction,
                   StepHook& hook);
 
+/**
+ * sum_k d[k]^2 over one chunk of n <= 256 floats, in float, in a fixed order of our own: the
+ * statistics the steps return sum their chunks' results in double. The order is that of
+ * Eigen 3.4's vectorised sum on SSE, which these statistics used before and which every trace
+ * was recorded with: two accumulators of four lanes take alternate groups of four squares (a
+ * last odd group goes to the first); the accumulators are added, then their lanes as
+ * (l0 + l2) + (l1 + l3); then the last n mod 4 squares one by one. Fewer than four are
+ * summed one by one. The order does not depend on d's alignment. A fixed order, not the
+ * compiler's or
+ * a library's: a float sum's last bits depend on it, and grad_variance and update_norm reach
+ * the traces. Few terms per float sum keep its error at a few roundings.
+ */
+float ChunkSquares(const float* d, size_t n);
+
 /// Turns `params` into the update, params - start, in place; returns its squared L2 norm
 /// (summed as the steps sum ||g_b - g_(b-1)||^2: in float per chunk, in double across them).
 double FormUpdate(float* params, const float* start, size_t size);
