@@ -105,6 +105,13 @@ LoadTrafficSeries(const ScenarioConfig::Data::CellTraffic& c, Rng& rng)
     TrafficGeneratorConfig generator;
     generator.cells = c.cells;
     generator.days = c.days;
+    if (c.seed != 0)
+    {
+        // Its own generator, so the draws after it (an iid partition) still follow the
+        // scenario's seed.
+        Rng own(c.seed, kPartitionStream);
+        return AtPath("data.cell_traffic", [&] { return GenerateTraffic(generator, own); });
+    }
     return AtPath("data.cell_traffic", [&] { return GenerateTraffic(generator, rng); });
 }
 

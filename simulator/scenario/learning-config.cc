@@ -106,6 +106,7 @@ ReadCellTraffic(const json& block,
     out.signal = block.at("signal").get<std::string>();
     out.cells = ReadUint32(block.at("cells"), path + ".cells", errors);
     out.days = ReadUint32(block.at("days"), path + ".days", errors);
+    out.seed = block.at("seed").get<uint64_t>();
     out.windows.window = ReadUint32(block.at("window"), path + ".window", errors);
     out.windows.periodDays = ReadUint32(block.at("period_days"), path + ".period_days", errors);
     out.windows.horizon = ReadUint32(block.at("horizon"), path + ".horizon", errors);

@@ -133,6 +133,7 @@ struct ScenarioConfig
             std::string signal = "internet";  ///< milan: "internet" | "sms" | "call" | "all"
             uint32_t cells = 16;              ///< synthetic: generated; milan: first N (0 all)
             uint32_t days = 28;               ///< synthetic
+            uint64_t seed = 0;                ///< synthetic: generator seed (0: the scenario's)
             ForecastWindows windows;
         } cellTraffic;
 

@@ -310,5 +310,27 @@ TEST(TaskBuilder, CellTrafficDataProblemsNameTheirJsonPath)
     EXPECT_EQ(tooShort.rfind("data.cell_traffic: ", 0), 0u) << tooShort;
 }
 
+TEST(TaskBuilder, CellTrafficSeedKeepsTheGeneratedCellsAcrossScenarioSeeds)
+{
+    const auto traffic = [](uint64_t scenarioSeed, uint64_t dataSeed) {
+        return Build(4,
+                     {{"seed", scenarioSeed},
+                      {"data",
+                       {{"dataset", "cell-traffic"},
+                        {"partition", {{"type", "iid"}}},
+                        {"cell_traffic", {{"cells", 8}, {"days", 12}, {"seed", dataSeed}}}}},
+                      {"model", {{"type", "temporal_mlp"}}}});
+    };
+    const auto own1 = traffic(1, 5);
+    const auto own2 = traffic(2, 5);
+    EXPECT_EQ(own1->data->train.x, own2->data->train.x);
+    EXPECT_EQ(own1->data->test.targets, own2->data->test.targets);
+    // The partition still follows the scenario's seed.
+    EXPECT_NE(own1->partition, own2->partition);
+    // Without it every scenario seed generates its own cells, as before.
+    EXPECT_NE(traffic(1, 0)->data->train.x, traffic(2, 0)->data->train.x);
+    EXPECT_NE(traffic(1, 0)->data->train.x, own1->data->train.x);
+}
+
 } // namespace
 } // namespace fedran::test
