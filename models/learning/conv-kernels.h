@@ -6,12 +6,10 @@
 // their bodies are direct-conv-impl.h and sparse-conv-impl.h, compiled once per instruction
 // set in conv-kernels-*.cc.
 
-#include "models/learning/gemm.h"
+#include "models/learning/isa-kernels.h"
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 namespace fedran::gemm
 {
@@ -117,48 +115,6 @@ SparseConvKernelFunction SparseConvGeneric;
 SparseConvKernelFunction SparseConvAvx2;
 SparseConvKernelFunction SparseConvAvx512;
 #endif
-
-/// A kernel family's builds, as KernelFor takes them: generic, AVX2, AVX-512 (null where this
-/// build has none: the x86 levels elsewhere than on x86-64).
-#ifdef FEDRAN_GEMM_X86_KERNELS
-#    define FEDRAN_CONV_KERNEL_BUILDS(family) &family##Generic, &family##Avx2, &family##Avx512
-#else
-#    define FEDRAN_CONV_KERNEL_BUILDS(family)                               \
-        &family##Generic, static_cast<decltype(&family##Generic)>(nullptr), \
-            static_cast<decltype(&family##Generic)>(nullptr)
-#endif
-
-/// The kernel of `isa` among a family's builds (FEDRAN_CONV_KERNEL_BUILDS), or null.
-template<typename Kernel>
-Kernel
-KernelFor(GemmIsa isa, Kernel generic, Kernel avx2, Kernel avx512)
-{
-    switch (isa)
-    {
-        case GemmIsa::kGeneric:
-            return generic;
-        case GemmIsa::kAvx2:
-            return avx2;
-        case GemmIsa::kAvx512:
-            return avx512;
-    }
-    return nullptr;
-}
-
-/// KernelFor, refusing an instruction set this CPU or build does not have: `what` names the
-/// caller in the message.
-template<typename Kernel>
-Kernel
-AvailableKernel(GemmIsa isa, const char* what, Kernel generic, Kernel avx2, Kernel avx512)
-{
-    const Kernel kernel = KernelFor(isa, generic, avx2, avx512);
-    if (!GemmIsaAvailable(isa) || kernel == nullptr)
-    {
-        throw std::invalid_argument(std::string(what) + ": no " + GemmIsaName(isa) +
-                                    " kernel on this CPU or build");
-    }
-    return kernel;
-}
 
 } // namespace fedran::gemm
 

@@ -5,6 +5,7 @@
 // the minibatch gradient plus the optional weight decay and FedProx terms, heavy-ball momentum
 // or a StepHook, and ||g_b - g_(b-1)||^2 for TrainingResult::gradVariance.
 
+#include "models/learning/gemm.h"
 #include "models/learning/local-trainer.h"
 
 #include <cstddef>
@@ -38,6 +39,19 @@ using StepFunction = double (*)(const StepBuffers&, const StepCoefficients&);
 /// The step loop for this combination of terms (each compiles to its own loop); it returns
 /// ||g_b - g_(b-1)||^2 with `variance`, else 0.
 StepFunction PickStep(bool momentum, bool decay, bool prox, bool variance);
+
+/// PickStep from the build for `isa` (the loops compiled for that instruction set; every build
+/// gives the same bits). Throws std::invalid_argument if this CPU or build lacks it. PickStep
+/// without it uses ActiveGemmIsa(), as the matrix products do.
+StepFunction PickStep(GemmIsa isa, bool momentum, bool decay, bool prox, bool variance);
+
+/// Each build's table of steps (sgd-step-impl.h), as PickStep(isa, ...) chooses among them.
+using StepForFunction = StepFunction(bool momentum, bool decay, bool prox, bool variance);
+StepForFunction StepForGeneric;
+#ifdef FEDRAN_GEMM_X86_KERNELS
+StepForFunction StepForAvx2;
+StepForFunction StepForAvx512;
+#endif
 
 /**
  * A step through a StepHook: g + decay + prox into `direction`, the hook, then w -= lr * d.

@@ -233,7 +233,7 @@ SparseConvBackwardOn(GemmIsa isa,
 {
     Run(gemm::AvailableKernel(isa,
                               "SparseConvBackwardOn",
-                              FEDRAN_CONV_KERNEL_BUILDS(gemm::SparseConv)),
+                              FEDRAN_ISA_KERNEL_BUILDS(gemm::SparseConv)),
         geometry,
         input,
         channelStride,
