@@ -1,5 +1,7 @@
 #include "simulator/core/version.h"
 
+#include "fedran-version.h"
+
 namespace fedran
 {
 
