@@ -30,7 +30,7 @@ constexpr const char* kSyntheticDefaults = R"({
     "samples": {"type": "lognormal", "mu": 4, "sigma": 2, "base": 50, "cap": 0}
 })";
 constexpr const char* kCellTrafficDefaults = R"({
-    "format": "synthetic", "path": "", "signal": "internet", "cells": 16, "days": 28,
+    "format": "synthetic", "path": "", "signal": "internet", "cells": 16, "days": 28, "seed": 0,
     "window": 36, "period_days": 3, "horizon": 1, "test_days": 7
 })";
 
