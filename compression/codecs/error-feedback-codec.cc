@@ -23,42 +23,42 @@ ErrorFeedbackCodec::Encode(const TensorLayout& layout,
     const size_t n = update.size();
     // The residual buffer first holds p, the vector actually compressed, and then p - D(C(p)):
     // one model-sized array of state, and scratch only for a base that is not sparse.
-    float* e = nullptr;
-    const float* g = update.data();
-    if (m_residual.size() != n)
+    // e = 0 (the first Encode, or another layout): p = g + beta * 0 is g + 0.0f, as beta is
+    // finite. Computed as such (it turns -0.0 into +0.0), without reading a zeroed buffer:
+    // resize() leaves the new memory unset (large-buffer.h).
+    const bool fresh = m_residual.size() != n;
+    if (fresh)
     {
-        // e = 0 (the first Encode, or another layout): p = g + beta * 0 is g + 0.0f, as beta
-        // is finite. Computed as such (it turns -0.0 into +0.0), without reading a zeroed
-        // buffer: resize() leaves the new memory unset (large-buffer.h).
         m_residual.resize(n);
-        e = m_residual.data();
-        for (size_t i = 0; i < n; ++i)
-        {
-            e[i] = g[i] + 0.0f;
-        }
+    }
+    const Compensation compensation{update, m_beta, fresh};
+    const size_t start = out.size();
+    if (auto* compensating = dynamic_cast<CompensatingEncoder*>(&Base()))
+    {
+        // The base forms p while it selects from it: one pass over the residual fewer.
+        compensating->EncodeCompensated(layout, compensation, m_residual, rng, out);
     }
     else
     {
-        e = m_residual.data();
-        const float beta = m_beta;
-        for (size_t i = 0; i < n; ++i)
-        {
-            e[i] = g[i] + beta * e[i];
-        }
+        compensation.Apply(m_residual, 0, n);
+        Base().Encode(layout, m_residual, rng, out);
     }
+    SubtractPayload(layout, std::span<const uint8_t>(out).subspan(start));
+}
 
-    const size_t start = out.size();
-    Base().Encode(layout, m_residual, rng, out);
-    const auto payload = std::span<const uint8_t>(out).subspan(start);
-
+void
+ErrorFeedbackCodec::SubtractPayload(const TensorLayout& layout, std::span<const uint8_t> payload)
+{
     if (auto* sparse = dynamic_cast<SparseDecoder*>(&Base()))
     {
         sparse->SubtractDecoded(layout, payload, m_residual);
         return;
     }
+    const size_t n = m_residual.size();
     ScratchFloats decoded(n);
     Base().Decode(layout, payload, decoded.Span());
     const float* d = decoded.Span().data();
+    float* e = m_residual.data();
     for (size_t i = 0; i < n; ++i)
     {
         e[i] -= d[i];

@@ -29,6 +29,7 @@ namespace
 class TopKCodec
     : public RegisteredCodec
     , public SparseDecoder
+    , public CompensatingEncoder
 {
   public:
     std::unique_ptr<Codec> Clone() const override
@@ -59,29 +60,25 @@ class TopKCodec
                 std::vector<uint8_t>& out) override
     {
         CheckUpdateSize(layout, update.size(), Name());
-        // Scratch shared by every codec object of the thread: a simulation holds an encoder
-        // per client, and per-object buffers would cost k floats and indices each.
-        thread_local std::vector<uint32_t> indices;
-        thread_local std::vector<float> values;
-        ByteWriter writer(out);
-        // An upper bound (5 index bytes per element, or the bitmap), reserved once so the
-        // per-tensor bodies never reallocate.
-        uint64_t bound = kPayloadHeaderSize;
-        for (const TensorSpec& tensor : layout.Tensors())
-        {
-            const uint64_t d = tensor.Size();
-            const uint64_t k = Keep(d);
-            bound += 5 + 4 * k + std::min(5 * k, (d + 7) / 8);
-        }
-        writer.Reserve(bound);
-        WritePayloadHeader(layout, writer);
-        for (size_t t = 0; t < layout.TensorCount(); ++t)
-        {
-            const uint64_t d = layout.Tensors()[t].Size();
-            const auto x = update.subspan(layout.Offset(t), d);
-            SelectTopK(x, Keep(d), indices, values);
-            WriteSparse(writer, indices, values, d);
-        }
+        Write(layout, out, [&](size_t offset, uint64_t d, auto& indices, auto& values) {
+            SelectTopK(update.subspan(offset, d), Keep(d), indices, values);
+        });
+    }
+
+    void EncodeCompensated(const TensorLayout& layout,
+                           const Compensation& compensation,
+                           std::span<float> e,
+                           Rng& /* rng */,
+                           std::vector<uint8_t>& out) override
+    {
+        CheckUpdateSize(layout, e.size(), Name());
+        CheckUpdateSize(layout, compensation.g.size(), Name());
+        Write(layout, out, [&](size_t offset, uint64_t d, auto& indices, auto& values) {
+            const Compensation tensor{compensation.g.subspan(offset, d),
+                                      compensation.beta,
+                                      compensation.fresh};
+            SelectTopKCompensated(tensor, e.subspan(offset, d), Keep(d), indices, values);
+        });
     }
 
     void Decode(const TensorLayout& layout,
@@ -115,6 +112,35 @@ class TopKCodec
     }
 
   private:
+    /// The payload: header, then per tensor the sparse body of what select(offset, d,
+    /// indices, values) picked.
+    template<typename Select>
+    void Write(const TensorLayout& layout, std::vector<uint8_t>& out, Select select) const
+    {
+        // Scratch shared by every codec object of the thread: a simulation holds an encoder
+        // per client, and per-object buffers would cost k floats and indices each.
+        thread_local std::vector<uint32_t> indices;
+        thread_local std::vector<float> values;
+        ByteWriter writer(out);
+        // An upper bound (5 index bytes per element, or the bitmap), reserved once so the
+        // per-tensor bodies never reallocate.
+        uint64_t bound = kPayloadHeaderSize;
+        for (const TensorSpec& tensor : layout.Tensors())
+        {
+            const uint64_t d = tensor.Size();
+            const uint64_t k = Keep(d);
+            bound += 5 + 4 * k + std::min(5 * k, (d + 7) / 8);
+        }
+        writer.Reserve(bound);
+        WritePayloadHeader(layout, writer);
+        for (size_t t = 0; t < layout.TensorCount(); ++t)
+        {
+            const uint64_t d = layout.Tensors()[t].Size();
+            select(layout.Offset(t), d, indices, values);
+            WriteSparse(writer, indices, values, d);
+        }
+    }
+
     /// Elements kept from a tensor of `d` in the current round.
     uint64_t Keep(uint64_t d) const
     {

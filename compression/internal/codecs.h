@@ -6,6 +6,7 @@
 // one line to the table in codec-registry.cc.
 
 #include "compression/codec-spec.h"
+#include "compression/internal/magnitude-filter.h"
 
 #include <nlohmann/json.hpp>
 
@@ -125,6 +126,25 @@ class SparseDecoder
 
   protected:
     ~SparseDecoder() = default;
+};
+
+/**
+ * Implemented by the codecs that can form what they compress while they read it (top_k):
+ * error feedback's p = g + beta * e, written into e, encoded exactly as Encode(layout, e, ...)
+ * after forming all of e would, with one pass over the model-sized residual fewer.
+ */
+class CompensatingEncoder
+{
+  public:
+    /// e = g + beta * e (g + 0.0f where `fresh`: e is unset memory), then Encode of e.
+    virtual void EncodeCompensated(const TensorLayout& layout,
+                                   const Compensation& compensation,
+                                   std::span<float> e,
+                                   Rng& rng,
+                                   std::vector<uint8_t>& out) = 0;
+
+  protected:
+    ~CompensatingEncoder() = default;
 };
 
 using CodecFactory = std::unique_ptr<Codec> (*)(CodecArgs& args);

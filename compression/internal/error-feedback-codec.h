@@ -13,8 +13,9 @@
 // The payload is the base's (see wrapper-codec.h); the state is e, one float per parameter,
 // allocated at the first Encode (in huge pages when large, see large-buffer.h). A sparse base
 // (SparseDecoder: top_k, threshold, dgc) subtracts its payload from e in place; any other is
-// decoded into scratch first. If the learning rate changes between rounds, e is not
-// rescaled: it holds update units, as the updates are model deltas.
+// decoded into scratch first. A base that can form p while it reads it (CompensatingEncoder:
+// top_k) writes p into e in the same pass that selects from it. If the learning rate changes
+// between rounds, e is not rescaled: it holds update units, as the updates are model deltas.
 
 #include "compression/internal/large-buffer.h"
 #include "compression/internal/wrapper-codec.h"
@@ -49,6 +50,9 @@ class ErrorFeedbackCodec final : public WrapperCodec
     }
 
   private:
+    /// e -= base.Decode(payload), in place at the listed positions for a sparse base.
+    void SubtractPayload(const TensorLayout& layout, std::span<const uint8_t> payload);
+
     float m_beta;
     LargeBuffer<float> m_residual;
 };

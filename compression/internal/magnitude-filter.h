@@ -29,6 +29,32 @@ void CollectAtLeast(std::span<const float> x,
                     std::vector<uint32_t>& indices,
                     std::vector<float>& values);
 
+/// What error feedback compresses, formed in place: e[i] = g[i] + beta * e[i], or g[i] + 0.0f
+/// when `fresh` (e is then new memory that is not read). The same float operations however
+/// it is computed (a product and a sum, never fused), so every path gives the same bits.
+struct Compensation
+{
+    std::span<const float> g;
+    float beta;
+    bool fresh;
+
+    float At(size_t i, const float* e) const
+    {
+        return fresh ? g[i] + 0.0f : g[i] + beta * e[i];
+    }
+
+    /// Forms e[begin, end) in place.
+    void Apply(std::span<float> e, size_t begin, size_t end) const;
+};
+
+/// Forms e in place (`compensation`, e.size() == compensation.g.size()) and, in the same
+/// pass, does what CollectAtLeast(e, minKey, indices, values) would do afterwards.
+void CollectAtLeastCompensated(const Compensation& compensation,
+                               std::span<float> e,
+                               uint32_t minKey,
+                               std::vector<uint32_t>& indices,
+                               std::vector<float>& values);
+
 } // namespace fedran::internal
 
 #endif

@@ -7,6 +7,8 @@
 // -0.0 ties with +0.0). NaN counts as larger than +inf (NaNs among themselves by payload bits),
 // so a diverged update is sent rather than silently dropped. See MagnitudeKey.
 
+#include "compression/internal/magnitude-filter.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -33,6 +35,15 @@ void SelectTopK(std::span<const float> x,
                 std::vector<uint32_t>& indices,
                 std::vector<float>& values,
                 TopKStrategy strategy = TopKStrategy::Auto);
+
+/// Forms e in place (`compensation`) and then does what SelectTopK(e, k, indices, values)
+/// does, bit for bit, reading and writing e in one pass where the sampled bound holds
+/// (error feedback's residual: one pass over model-sized memory fewer).
+void SelectTopKCompensated(const Compensation& compensation,
+                           std::span<float> e,
+                           size_t k,
+                           std::vector<uint32_t>& indices,
+                           std::vector<float>& values);
 
 } // namespace fedran::internal
 

@@ -76,7 +76,65 @@ CollectScalar(const float* x, size_t begin, size_t end, uint32_t minKey, Sink& s
     }
 }
 
+/// The block's 16 hit lanes as a bit mask (SSE2): bit j set when key(p[j]) >= cut + 1.
+#if defined(__SSE2__)
+unsigned
+HitMask(const float* p, __m128i signMask, __m128i cut)
+{
+    auto hits = [&](size_t lane) {
+        __m128i v;
+        std::memcpy(&v, p + 4 * lane, sizeof(v));
+        return _mm_cmpgt_epi32(_mm_and_si128(v, signMask), cut);
+    };
+    const __m128i h0 = hits(0);
+    const __m128i h1 = hits(1);
+    const __m128i h2 = hits(2);
+    const __m128i h3 = hits(3);
+    const __m128i any = _mm_or_si128(_mm_or_si128(h0, h1), _mm_or_si128(h2, h3));
+    if (_mm_movemask_epi8(any) == 0)
+    {
+        return 0;
+    }
+    return unsigned(_mm_movemask_ps(_mm_castsi128_ps(h0))) |
+           unsigned(_mm_movemask_ps(_mm_castsi128_ps(h1))) << 4 |
+           unsigned(_mm_movemask_ps(_mm_castsi128_ps(h2))) << 8 |
+           unsigned(_mm_movemask_ps(_mm_castsi128_ps(h3))) << 12;
+}
+#endif
+
+void
+PushHits(const float* p, size_t i, unsigned mask, Sink& sink)
+{
+    sink.Reserve();
+    do
+    {
+        const unsigned lane = __builtin_ctz(mask);
+        sink.Push(static_cast<uint32_t>(i + lane), p[lane]);
+        mask &= mask - 1;
+    } while (mask != 0);
+}
+
 } // namespace
+
+void
+Compensation::Apply(std::span<float> e, size_t begin, size_t end) const
+{
+    float* out = e.data();
+    const float* in = g.data();
+    if (fresh)
+    {
+        for (size_t i = begin; i < end; ++i)
+        {
+            out[i] = in[i] + 0.0f;
+        }
+        return;
+    }
+    const float b = beta;
+    for (size_t i = begin; i < end; ++i)
+    {
+        out[i] = in[i] + b * out[i];
+    }
+}
 
 void
 CollectAtLeast(std::span<const float> x,
@@ -100,34 +158,60 @@ CollectAtLeast(std::span<const float> x,
     const __m128i cut = _mm_set1_epi32(static_cast<int32_t>(minKey) - 1);
     for (; i + kFilterBlock <= n; i += kFilterBlock)
     {
-        const float* p = data + i;
-        auto hits = [&](size_t lane) {
-            __m128i v;
-            std::memcpy(&v, p + 4 * lane, sizeof(v));
-            return _mm_cmpgt_epi32(_mm_and_si128(v, signMask), cut);
-        };
-        const __m128i h0 = hits(0);
-        const __m128i h1 = hits(1);
-        const __m128i h2 = hits(2);
-        const __m128i h3 = hits(3);
-        const __m128i any = _mm_or_si128(_mm_or_si128(h0, h1), _mm_or_si128(h2, h3));
-        if (_mm_movemask_epi8(any) == 0)
+        const unsigned mask = HitMask(data + i, signMask, cut);
+        if (mask != 0)
         {
-            continue;
+            PushHits(data + i, i, mask, sink);
         }
-        unsigned mask = unsigned(_mm_movemask_ps(_mm_castsi128_ps(h0))) |
-                        unsigned(_mm_movemask_ps(_mm_castsi128_ps(h1))) << 4 |
-                        unsigned(_mm_movemask_ps(_mm_castsi128_ps(h2))) << 8 |
-                        unsigned(_mm_movemask_ps(_mm_castsi128_ps(h3))) << 12;
-        sink.Reserve();
-        do
-        {
-            const unsigned lane = __builtin_ctz(mask);
-            sink.Push(static_cast<uint32_t>(i + lane), p[lane]);
-            mask &= mask - 1;
-        } while (mask != 0);
     }
 #endif
+    CollectScalar(data, i, n, minKey, sink);
+    sink.Finish();
+}
+
+void
+CollectAtLeastCompensated(const Compensation& compensation,
+                          std::span<float> e,
+                          uint32_t minKey,
+                          std::vector<uint32_t>& indices,
+                          std::vector<float>& values)
+{
+    Sink sink(indices, values);
+    const size_t n = e.size();
+    if (minKey > 0x7fffffffu)
+    {
+        compensation.Apply(e, 0, n);
+        sink.Finish();
+        return;
+    }
+    float* data = e.data();
+    size_t i = 0;
+#if defined(__SSE2__)
+    // One block is formed and then filtered while it is still in L1: the pass reads g and e
+    // and writes e once, instead of forming all of e and reading it again to filter.
+    const __m128i signMask = _mm_set1_epi32(0x7fffffff);
+    const __m128i cut = _mm_set1_epi32(static_cast<int32_t>(minKey) - 1);
+    const float* g = compensation.g.data();
+    const __m128 beta = _mm_set1_ps(compensation.beta);
+    const __m128 zero = _mm_setzero_ps();
+    for (; i + kFilterBlock <= n; i += kFilterBlock)
+    {
+        // The same operations as Compensation::At, four lanes at a time.
+        for (size_t lane = 0; lane < kFilterBlock; lane += 4)
+        {
+            const __m128 gv = _mm_loadu_ps(g + i + lane);
+            const __m128 term =
+                compensation.fresh ? zero : _mm_mul_ps(beta, _mm_loadu_ps(data + i + lane));
+            _mm_storeu_ps(data + i + lane, _mm_add_ps(gv, term));
+        }
+        const unsigned mask = HitMask(data + i, signMask, cut);
+        if (mask != 0)
+        {
+            PushHits(data + i, i, mask, sink);
+        }
+    }
+#endif
+    compensation.Apply(e, i, n);
     CollectScalar(data, i, n, minKey, sink);
     sink.Finish();
 }

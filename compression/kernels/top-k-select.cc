@@ -138,24 +138,22 @@ CollectByHistogram(std::span<const float> x,
     CollectAtLeast(x, static_cast<uint32_t>(bin << kShift), indices, values);
 }
 
-/// Step 1 by sampling. Returns false (leaving the outputs empty) when it cannot help or the
-/// sample misjudged the data.
-bool
-CollectBySample(std::span<const float> x,
-                size_t k,
-                std::vector<uint32_t>& indices,
-                std::vector<float>& values)
+/// The sampled lower bound L of step 1 for the k-th largest of n keys, keyAt(i) the i-th, and
+/// how many candidates to reserve for; L = 0 when sampling cannot help (too few elements, a
+/// rank beyond the sample, or L = 0, which would make every element a candidate).
+template<typename KeyAt>
+uint32_t
+SampledBound(size_t n, size_t k, KeyAt keyAt, size_t& reserve)
 {
-    const size_t n = x.size();
     if (n < kMinSampled)
     {
-        return false;
+        return 0;
     }
     std::vector<uint32_t> sample(kSample);
     const size_t halfStride = n / kSample / 2;
     for (size_t j = 0; j < kSample; ++j)
     {
-        sample[j] = MagnitudeKey(x[uint64_t{j} * n / kSample + halfStride]);
+        sample[j] = keyAt(uint64_t{j} * n / kSample + halfStride);
     }
     // The number of sampled keys >= T is about Binomial(kSample, k/n); going kSampleMargin
     // standard deviations further down makes L > T (too few candidates) vanishingly rare on
@@ -165,22 +163,39 @@ CollectBySample(std::span<const float> x,
     const double rank = std::ceil(expected + kSampleMargin * std::sqrt(expected * (1 - p)) + 2);
     if (rank >= kSample)
     {
-        return false;
+        return 0;
     }
     const auto nth = sample.begin() + static_cast<ptrdiff_t>(rank);
     std::nth_element(sample.begin(), nth, sample.end(), std::greater<>());
-    if (*nth == 0)
-    {
-        return false; // L = 0 would make every element a candidate
-    }
     // About (rank + 1) / kSample of the input reaches L. Reserving that (and a margin) once
     // spares a first call growing the candidate buffers by doubling, which copies them and
     // touches twice the fresh memory (page faults dominate a client's first encode).
     const double estimate = (rank + 1) * static_cast<double>(n) / kSample;
-    const auto reserve = static_cast<size_t>(std::min(1.25 * estimate + 1024, double(n)));
+    reserve = static_cast<size_t>(std::min(1.25 * estimate + 1024, double(n)));
+    return *nth;
+}
+
+/// Step 1 by sampling. Returns false (leaving the outputs empty) when it cannot help or the
+/// sample misjudged the data.
+bool
+CollectBySample(std::span<const float> x,
+                size_t k,
+                std::vector<uint32_t>& indices,
+                std::vector<float>& values)
+{
+    size_t reserve = 0;
+    const uint32_t bound = SampledBound(
+        x.size(),
+        k,
+        [&](size_t i) { return MagnitudeKey(x[i]); },
+        reserve);
+    if (bound == 0)
+    {
+        return false;
+    }
     indices.reserve(reserve);
     values.reserve(reserve);
-    CollectAtLeast(x, *nth, indices, values);
+    CollectAtLeast(x, bound, indices, values);
     if (indices.size() < k)
     {
         indices.clear();
@@ -246,6 +261,46 @@ SelectTopK(std::span<const float> x,
         CollectByHistogram(x, k, indices, values);
     }
     KeepTopK(k, indices, values);
+}
+
+void
+SelectTopKCompensated(const Compensation& compensation,
+                      std::span<float> e,
+                      size_t k,
+                      std::vector<uint32_t>& indices,
+                      std::vector<float>& values)
+{
+    const size_t n = e.size();
+    size_t reserve = 0;
+    // The sample reads e before the pass below overwrites it, so it forms its keys itself.
+    const uint32_t bound =
+        n > (uint64_t{1} << 32) || std::min(k, n) == 0 || k >= n
+            ? 0
+            : SampledBound(
+                  n,
+                  k,
+                  [&](size_t i) { return MagnitudeKey(compensation.At(i, e.data())); },
+                  reserve);
+    if (bound != 0)
+    {
+        indices.clear();
+        values.clear();
+        indices.reserve(reserve);
+        values.reserve(reserve);
+        CollectAtLeastCompensated(compensation, e, bound, indices, values);
+        if (indices.size() >= k)
+        {
+            KeepTopK(k, indices, values);
+            return;
+        }
+        // The sample misjudged the data: e is formed, so the exact path runs on it (its own
+        // sample, on the same values, fails the same way).
+    }
+    else
+    {
+        compensation.Apply(e, 0, n);
+    }
+    SelectTopK(e, k, indices, values);
 }
 
 void

@@ -192,5 +192,74 @@ TEST(SelectTopK, NanRanksAboveInfinity)
     EXPECT_EQ(indices, (std::vector<uint32_t>{1, 3}));
 }
 
+/// SelectTopKCompensated against forming e first and then SelectTopK: the same e and the same
+/// selection, bit for bit.
+void
+ExpectCompensatedMatches(const std::vector<float>& g,
+                         const std::vector<float>& residual,
+                         float beta,
+                         bool fresh,
+                         size_t k)
+{
+    std::vector<float> expectedE = residual;
+    const Compensation compensation{g, beta, fresh};
+    compensation.Apply(expectedE, 0, expectedE.size());
+    std::vector<uint32_t> expectedIndices;
+    std::vector<float> expectedValues;
+    SelectTopK(expectedE, k, expectedIndices, expectedValues);
+
+    std::vector<float> e = residual;
+    std::vector<uint32_t> indices = {7};
+    std::vector<float> values = {7.0f};
+    SelectTopKCompensated(compensation, e, k, indices, values);
+    ASSERT_EQ(indices, expectedIndices) << "n " << g.size() << " k " << k << " fresh " << fresh;
+    ASSERT_EQ(values.size(), expectedValues.size());
+    for (size_t j = 0; j < values.size(); ++j)
+    {
+        ASSERT_EQ(std::bit_cast<uint32_t>(values[j]), std::bit_cast<uint32_t>(expectedValues[j]));
+    }
+    for (size_t i = 0; i < e.size(); ++i)
+    {
+        ASSERT_EQ(std::bit_cast<uint32_t>(e[i]), std::bit_cast<uint32_t>(expectedE[i]))
+            << "e[" << i << "]";
+    }
+}
+
+TEST(SelectTopK, CompensatedFormsTheSameResidualAndSelection)
+{
+    uint64_t seed = 500;
+    // Below the sampled path, on it (with a tail that is not a whole block), and a fresh
+    // residual whose memory holds garbage that must not be read.
+    for (const size_t n : {size_t{1000}, size_t{1} << 18, size_t{300007}})
+    {
+        for (const Kind kind : {Kind::Normal, Kind::FewValues, Kind::Special})
+        {
+            const std::vector<float> g = Data(n, kind, ++seed);
+            const std::vector<float> residual = Data(n, Kind::Normal, ++seed);
+            for (const size_t k : {size_t{0}, size_t{1}, n / 100, n / 2, n})
+            {
+                ExpectCompensatedMatches(g, residual, 1.0f, false, k);
+                ExpectCompensatedMatches(g, residual, 0.5f, false, k);
+                std::vector<float> garbage(n, std::numeric_limits<float>::quiet_NaN());
+                ExpectCompensatedMatches(g, garbage, 1.0f, true, k);
+            }
+        }
+    }
+    // A sample that misjudges the data (see ExactWhenTheSampleIsUnrepresentative): the fused
+    // pass collects too few and the exact path runs on the formed residual.
+    const size_t n = size_t{1} << 18;
+    std::vector<float> g = Data(n, Kind::Normal, 3);
+    for (size_t i = 4; i < n; i += 8)
+    {
+        g[i] = -50.0f - static_cast<float>(i) * 1e-4f;
+    }
+    const std::vector<float> zeros(n, 0.0f);
+    for (const size_t k : {n / 100, n / 8})
+    {
+        ExpectCompensatedMatches(g, zeros, 1.0f, false, k);
+        ExpectCompensatedMatches(g, zeros, 1.0f, true, k);
+    }
+}
+
 } // namespace
 } // namespace fedran::internal
