@@ -11,6 +11,17 @@ ChooseForTime(const TimeInputs& in,
               const std::function<RungProfile(size_t rung)>& measure,
               std::pair<size_t, size_t> allowed)
 {
+    // The averaged update's second moment, in units of one client's ||update||^2: its
+    // signal, max(0, 1 - eta) of it (what is not sampling noise), is common to the m updates
+    // and survives the average; the sampling noise, eta of it, averages to eta / m. A rung's
+    // error adds omega / m (unbiased) or omega (biased, common to the clients) to it, and
+    // the rounds scale with the second moment (QSGD's bound B), so
+    //   rho = (omega / m) / (max(0, 1 - eta) + eta / m) = omega / (m max(0, 1 - eta) + eta),
+    // m times that for a biased rung. Without a noise estimate (eta = 0) this is the
+    // full-batch form 1 + omega / m.
+    const double m = double(std::max<uint32_t>(in.averagedUpdates, 1));
+    const double eta = std::max(in.noiseRatio, 0.0);
+    const double secondMoment = m * std::max(0.0, 1.0 - eta) + eta;
     TimeChoice best;
     double bestCost = INFINITY;
     bool bestInTime = false;
@@ -20,9 +31,7 @@ ChooseForTime(const TimeInputs& in,
         const RungProfile profile = measure(r);
         // A rung whose error was not measured (NaN) is judged exact: it cannot be compared.
         const double omega = std::isnan(profile.relativeError) ? 0.0 : profile.relativeError;
-        const double weight =
-            profile.biased ? double(std::max<uint32_t>(in.averagedUpdates, 1)) : 1.0;
-        const double rho = weight * (in.noiseRatio > 0.0 ? omega / in.noiseRatio : omega);
+        const double rho = (profile.biased ? m : 1.0) * omega / secondMoment;
         const double finishS =
             in.startToModelS + in.computeS + 8.0 * double(profile.payloadBytes) / in.bps;
         const double roundS =

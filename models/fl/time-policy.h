@@ -32,8 +32,8 @@ struct TimeInputs
     double startToModelS = 0.0; ///< elapsed in the round when the model had arrived
     double computeS = 0.0;
     double bps = 0.0; ///< predicted upload throughput (> 0)
-    /// lr^2 x steps x gradVariance / ||update||^2; <= 0 when unknown (then rho = omega, the
-    /// full-batch form 1 + omega)
+    /// eta = lr^2 x steps x gradVariance / ||update||^2, the update's share of sampling
+    /// noise; <= 0 when unknown (then the full-batch form, rho = omega / m)
     double noiseRatio = 0.0;
     RoundEndEstimate roundEnd;
     /// The server's deadline from the round's start (<= 0: none): a rung that would arrive

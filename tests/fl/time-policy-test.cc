@@ -89,9 +89,42 @@ TEST(TimePolicyTest, NoisyUpdatesTolerateCoarseRungs)
     };
     TimeInputs in = Inputs(20e6);
     in.noiseRatio = 100.0; // sign's 0.5 error adds 0.5% to the rounds
-    EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 2u);
-    in.noiseRatio = 1e-5; // a clean update: 8-bit would need 11x the rounds
-    EXPECT_EQ(ChooseForTime(in, measure, {0, 1}).rung, 0u);
+    const TimeChoice noisy = ChooseForTime(in, measure, {0, 2});
+    EXPECT_EQ(noisy.rung, 2u);
+    EXPECT_DOUBLE_EQ(noisy.multiplier, 1.005);
+    // A clean update (eta -> 0) is mostly signal: the error is weighed against its whole
+    // second moment, not against the little noise it has, so 8-bit's 1e-4 stays 1e-4.
+    in.noiseRatio = 1e-5;
+    const TimeChoice clean = ChooseForTime(in, measure, {0, 1});
+    EXPECT_EQ(clean.rung, 1u);
+    EXPECT_NEAR(clean.multiplier, 1.0001, 1e-9);
+}
+
+TEST(TimePolicyTest, TheAveragedSignalDilutesAnUnbiasedRungsError)
+{
+    // Ten updates averaged, a tenth of each one sampling noise: the average's second moment
+    // is 0.9 (signal) + 0.1 / 10 (noise) of one update's; an unbiased rung adds omega / 10,
+    // a biased one omega. rho = omega / (10 x 0.9 + 0.1), ten times that when biased.
+    RungProfile sign{125'000, 0.5};
+    sign.biased = true;
+    RungProfile stochastic{125'000, 0.5};
+    TimeInputs in = Inputs(1e6);
+    in.averagedUpdates = 10;
+    in.noiseRatio = 0.1;
+    const TimeChoice unbiased = ChooseForTime(in, [&](size_t) { return stochastic; }, {0, 0});
+    EXPECT_NEAR(unbiased.multiplier, 1.0 + 0.5 / 9.1, 1e-12);
+    const TimeChoice biased = ChooseForTime(in, [&](size_t) { return sign; }, {0, 0});
+    EXPECT_NEAR(biased.multiplier, 1.0 + 5.0 / 9.1, 1e-12);
+    // Without a noise estimate: the full-batch form 1 + omega / m.
+    in.noiseRatio = 0.0;
+    EXPECT_NEAR(ChooseForTime(in, [&](size_t) { return stochastic; }, {0, 0}).multiplier,
+                1.05,
+                1e-12);
+    // All noise (eta >= 1): the noise averages as the error does, rho = omega / eta.
+    in.noiseRatio = 2.0;
+    EXPECT_NEAR(ChooseForTime(in, [&](size_t) { return stochastic; }, {0, 0}).multiplier,
+                1.25,
+                1e-12);
 }
 
 TEST(TimePolicyTest, BiasedRungsCountTheirErrorOncePerAveragedUpdate)
@@ -120,14 +153,15 @@ TEST(TimePolicyTest, BiasedRungsCountTheirErrorOncePerAveragedUpdate)
 
 TEST(TimePolicyTest, RungsThatMissTheDeadlineAreChosenOnlyIfAllDo)
 {
-    const std::vector<RungProfile> rungs = Ladder();
+    // Errors large enough that none wins on progress: 8-bit (1 + 3) x 11 s = 44 s and sign
+    // (1 + 20) x 4 s = 84 s against none's 35 s.
+    const std::vector<RungProfile> rungs = {{4'000'000, 0.0}, {1'000'000, 3.0}, {125'000, 20.0}};
     auto measure = [&](size_t r) {
         return rungs[r];
     };
     TimeInputs in = Inputs(1e6);
-    in.noiseRatio = 1e-6; // sign and 8-bit cost many rounds: none wins on progress...
     EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 0u);
-    in.deadlineS = 20.0; // ...but arrives after the deadline (35 s); 8-bit (11 s) does not
+    in.deadlineS = 20.0; // ...but none arrives after the deadline (35 s); 8-bit (11 s) does not
     EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 1u);
     in.deadlineS = 2.0; // nothing arrives in time: the first to arrive
     EXPECT_EQ(ChooseForTime(in, measure, {0, 2}).rung, 2u);
