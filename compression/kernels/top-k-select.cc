@@ -274,7 +274,7 @@ SelectTopKCompensated(const Compensation& compensation,
     size_t reserve = 0;
     // The sample reads e before the pass below overwrites it, so it forms its keys itself.
     const uint32_t bound =
-        n > (uint64_t{1} << 32) || std::min(k, n) == 0 || k >= n
+        n > (uint64_t{1} << 32) || k == 0 || k >= n
             ? 0
             : SampledBound(
                   n,
