@@ -136,18 +136,20 @@ Compensation::Apply(std::span<float> e, size_t begin, size_t end) const
     }
 }
 
-void
-CollectAtLeast(std::span<const float> x,
-               uint32_t minKey,
-               std::vector<uint32_t>& indices,
-               std::vector<float>& values)
+namespace
 {
-    Sink sink(indices, values);
-    const float* data = x.data();
-    const size_t n = x.size();
+
+/// The streaming pass of both entry points: for each block of 16 (and then the tail),
+/// form(begin, end) first (nothing for CollectAtLeast; error feedback's p for the compensated
+/// form, while the block is in L1), then the block's hits go to `sink`.
+template<typename Form>
+void
+CollectFormed(const float* data, size_t n, uint32_t minKey, Sink& sink, Form form)
+{
     size_t i = 0;
     if (minKey > 0x7fffffffu)
     {
+        form(size_t{0}, n);
         sink.Finish();
         return;
     }
@@ -158,6 +160,7 @@ CollectAtLeast(std::span<const float> x,
     const __m128i cut = _mm_set1_epi32(static_cast<int32_t>(minKey) - 1);
     for (; i + kFilterBlock <= n; i += kFilterBlock)
     {
+        form(i, i + kFilterBlock);
         const unsigned mask = HitMask(data + i, signMask, cut);
         if (mask != 0)
         {
@@ -165,8 +168,21 @@ CollectAtLeast(std::span<const float> x,
         }
     }
 #endif
+    form(i, n);
     CollectScalar(data, i, n, minKey, sink);
     sink.Finish();
+}
+
+} // namespace
+
+void
+CollectAtLeast(std::span<const float> x,
+               uint32_t minKey,
+               std::vector<uint32_t>& indices,
+               std::vector<float>& values)
+{
+    Sink sink(indices, values);
+    CollectFormed(x.data(), x.size(), minKey, sink, [](size_t, size_t) {});
 }
 
 void
@@ -177,43 +193,25 @@ CollectAtLeastCompensated(const Compensation& compensation,
                           std::vector<float>& values)
 {
     Sink sink(indices, values);
-    const size_t n = e.size();
-    if (minKey > 0x7fffffffu)
-    {
-        compensation.Apply(e, 0, n);
-        sink.Finish();
-        return;
-    }
     float* data = e.data();
-    size_t i = 0;
+    CollectFormed(data, e.size(), minKey, sink, [&](size_t begin, size_t end) {
 #if defined(__SSE2__)
-    // One block is formed and then filtered while it is still in L1: the pass reads g and e
-    // and writes e once, instead of forming all of e and reading it again to filter.
-    const __m128i signMask = _mm_set1_epi32(0x7fffffff);
-    const __m128i cut = _mm_set1_epi32(static_cast<int32_t>(minKey) - 1);
-    const float* g = compensation.g.data();
-    const __m128 beta = _mm_set1_ps(compensation.beta);
-    const __m128 zero = _mm_setzero_ps();
-    for (; i + kFilterBlock <= n; i += kFilterBlock)
-    {
-        // The same operations as Compensation::At, four lanes at a time.
-        for (size_t lane = 0; lane < kFilterBlock; lane += 4)
+        if (end - begin == kFilterBlock)
         {
-            const __m128 gv = _mm_loadu_ps(g + i + lane);
-            const __m128 term =
-                compensation.fresh ? zero : _mm_mul_ps(beta, _mm_loadu_ps(data + i + lane));
-            _mm_storeu_ps(data + i + lane, _mm_add_ps(gv, term));
+            // The same operations as Compensation::At, four lanes at a time.
+            const float* g = compensation.g.data();
+            const __m128 beta = _mm_set1_ps(compensation.beta);
+            for (size_t i = begin; i < end; i += 4)
+            {
+                const __m128 term = compensation.fresh ? _mm_setzero_ps()
+                                                       : _mm_mul_ps(beta, _mm_loadu_ps(data + i));
+                _mm_storeu_ps(data + i, _mm_add_ps(_mm_loadu_ps(g + i), term));
+            }
+            return;
         }
-        const unsigned mask = HitMask(data + i, signMask, cut);
-        if (mask != 0)
-        {
-            PushHits(data + i, i, mask, sink);
-        }
-    }
 #endif
-    compensation.Apply(e, i, n);
-    CollectScalar(data, i, n, minKey, sink);
-    sink.Finish();
+        compensation.Apply(e, begin, end);
+    });
 }
 
 } // namespace fedran::internal

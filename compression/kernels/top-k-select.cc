@@ -293,13 +293,12 @@ SelectTopKCompensated(const Compensation& compensation,
             KeepTopK(k, indices, values);
             return;
         }
-        // The sample misjudged the data: e is formed, so the exact path runs on it (its own
-        // sample, on the same values, fails the same way).
+        // The sample misjudged the data: e is formed, and the exact path runs on it, as
+        // SelectTopK's own sample, on the same values, would fail the same way.
+        SelectTopK(e, k, indices, values, TopKStrategy::Histogram);
+        return;
     }
-    else
-    {
-        compensation.Apply(e, 0, n);
-    }
+    compensation.Apply(e, 0, n);
     SelectTopK(e, k, indices, values);
 }
 
