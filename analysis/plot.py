@@ -34,6 +34,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import run_outputs  # noqa: E402  (a run folder's record of its files)
+import svg_chart  # noqa: E402  (the byte unit shared with plot_run.py)
 import trace_schema  # noqa: E402  (the traces' column table)
 
 PROG = "plot"
@@ -57,18 +58,10 @@ def fail(message):
 
 
 def missing_columns(path, frame, required):
-    """Fails naming the file and every column of `required` the frame lacks. For a run's
-    trace (named as fedran names it: rounds.csv, clients.csv, ...) each column must also be
-    one of the trace table's."""
-    name = os.path.basename(path)
-    if trace_schema.is_trace(name):
-        try:
-            trace_schema.require(name, required)
-        except trace_schema.TraceSchemaError as e:
-            fail(f"{path}: {e}")
-    missing = [c for c in required if c not in frame.columns]
-    if missing:
-        fail(f"{path}: missing column(s) {', '.join(missing)}")
+    """Fails naming the file and every column of `required` the frame lacks."""
+    message = trace_schema.missing_columns(path, frame.columns, required)
+    if message:
+        fail(message)
 
 
 def read_csv(path, required=()):
@@ -143,11 +136,7 @@ def per_round(frame, x_column, y_column):
     return pd.DataFrame(rows).sort_values(["label", "round"], kind="stable")
 
 
-def byte_unit(max_bytes):
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if max_bytes >= scale:
-            return unit, scale
-    return "B", 1.0
+byte_unit = svg_chart.byte_unit
 
 
 def spans_decades(values):

@@ -90,6 +90,20 @@ def require(name, needed):
     return needed
 
 
+def missing_columns(path, columns, required):
+    """The message for a file at `path` whose header `columns` lacks any of `required`, or
+    None. For a run's trace (named as fedran names it: rounds.csv, clients.csv, ...) each
+    required column must also be one of the table's."""
+    name = os.path.basename(path)
+    if is_trace(name):
+        try:
+            require(name, required)
+        except TraceSchemaError as e:
+            return f"{path}: {e}"
+    missing = [c for c in required if c not in columns]
+    return f"{path}: missing column(s) {', '.join(missing)}" if missing else None
+
+
 def header(name, counts=None):
     """The file's header as the writer makes it; counts gives each repeated column's count
     ({"classes": 10} for partition.csv's label_{i})."""

@@ -46,6 +46,7 @@ KnownOutputNames()
                                       "run.json.tmp",
                                       "flowmon.xml",
                                       "accuracy.png",
+                                      "accuracy.svg",
                                       "controller.png",
                                       "timeline.png"};
     for (const TraceFile& trace : TraceFiles())

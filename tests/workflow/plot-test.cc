@@ -92,16 +92,42 @@ TEST(PlotTest, AFolderWithoutTracesOrAMissingColumnIsBadInput)
         << r.stderrText;
 }
 
-TEST(PlotRunTest, OneRunGetsItsAccuracyPng)
+TEST(PlotRunTest, OneRunGetsItsAccuracySvgWithTheStandardLibraryAlone)
 {
     TempDir dir("plot-run");
     WriteFile(dir.Path() / "rounds.csv",
               TraceHeaderLine("rounds.csv",
                               {"round", "sim_time_s", "test_accuracy", "cumulative_wire_bytes"}) +
                   "1,1.5,0.70,1000\n2,3.0,0.75,2000000\n");
-    ToolResult r = RunTool("plot_run.py", ".", dir.Path());
+    // matplotlib, pandas and numpy made unimportable: the quickstart installs none of them.
+    std::filesystem::create_directory(dir.Path() / "blocked");
+    for (const char* module : {"matplotlib", "pandas", "numpy"})
+    {
+        WriteFile(dir.Path() / "blocked" / (std::string(module) + ".py"),
+                  "raise ImportError('blocked by the test')\n");
+    }
+    ToolResult r = RunTool("plot_run.py", ".", dir.Path(), "PYTHONPATH=blocked");
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
-    EXPECT_GT(std::filesystem::file_size(dir.Path() / "accuracy.png"), 5000u);
+    const std::string svg = ReadFile(dir.Path() / "accuracy.svg");
+    EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u) << svg.substr(0, 80);
+    EXPECT_NE(svg.find("final accuracy 0.750"), std::string::npos);
+    EXPECT_NE(svg.find("traffic on the backhaul wire, up + down (MB)"), std::string::npos);
+    // Both rounds drawn in both panels (traffic and time): one line and two markers each.
+    auto occurrences = [&svg](const std::string& what) {
+        std::size_t n = 0;
+        for (std::size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1))
+        {
+            ++n;
+        }
+        return n;
+    };
+    EXPECT_EQ(occurrences("<polyline "), 2u);
+    EXPECT_EQ(occurrences("<circle "), 4u);
+    EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+
+    r = RunTool("plot_run.py", ". --out a.png", dir.Path());
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("plot_run writes SVG"), std::string::npos) << r.stderrText;
 
     std::filesystem::remove(dir.Path() / "rounds.csv");
     r = RunTool("plot_run.py", ".", dir.Path());

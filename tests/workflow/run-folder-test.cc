@@ -26,11 +26,11 @@ TEST(RunFolder, OverwriteRemovesThePreviousRunsTracesAndPlotsAndNothingElse)
     ASSERT_EQ(plot.exitCode, 0) << plot.stderrText;
     plot = RunTool("plot.py", "out --formats png", dir.Path());
     ASSERT_EQ(plot.exitCode, 0) << plot.stderrText;
-    ASSERT_TRUE(fs::exists(out / "accuracy.png"));
+    ASSERT_TRUE(fs::exists(out / "accuracy.svg"));
     ASSERT_TRUE(fs::exists(out / "plots" / "accuracy-vs-round.png"));
     const std::string record = ReadFile(out / "outputs.txt");
     for (const char* name :
-         {"run.json\n", "rounds.csv\n", "accuracy.png\n", "plots/accuracy-vs-round.png\n"})
+         {"run.json\n", "rounds.csv\n", "accuracy.svg\n", "plots/accuracy-vs-round.png\n"})
     {
         EXPECT_NE(record.find(name), std::string::npos) << name << " not in\n" << record;
     }
@@ -39,16 +39,16 @@ TEST(RunFolder, OverwriteRemovesThePreviousRunsTracesAndPlotsAndNothingElse)
 
     r = RunFedran("run s.json --out out --quiet --set rounds=2", dir.Path());
     EXPECT_EQ(r.exitCode, 2) << r.stderrText;
-    EXPECT_TRUE(fs::exists(out / "accuracy.png"));
+    EXPECT_TRUE(fs::exists(out / "accuracy.svg"));
 
     r = RunFedran("run s.json --out out --quiet --set rounds=2 --overwrite", dir.Path());
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
-    EXPECT_FALSE(fs::exists(out / "accuracy.png")) << "a plot of the data that is gone";
+    EXPECT_FALSE(fs::exists(out / "accuracy.svg")) << "a plot of the data that is gone";
     EXPECT_FALSE(fs::exists(out / "plots" / "accuracy-vs-round.png"));
     EXPECT_EQ(ReadFile(out / "notes.txt"), "mine\n");
     EXPECT_EQ(ReadFile(out / "plots" / "my-figure.svg"), "<svg/>");
     EXPECT_EQ(ReadCsv(out / "rounds.csv").size(), 2u);
-    EXPECT_EQ(ReadFile(out / "outputs.txt").find("accuracy.png"), std::string::npos);
+    EXPECT_EQ(ReadFile(out / "outputs.txt").find("accuracy.svg"), std::string::npos);
 }
 
 TEST(RunFolder, ASweepFileThatIsAFifoIsRefusedAtOnce)
