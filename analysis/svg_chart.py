@@ -24,11 +24,9 @@ def nice_ticks(low, high, count=5):
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
     first = math.floor(low / step) * step
-    ticks = []
-    value = first
-    while value <= high + step * 0.5:
-        ticks.append(round(value, 12))
-        value += step
+    ticks = [round(first, 12)]
+    while ticks[-1] < high:  # the last tick at or beyond the data, so nothing is drawn outside
+        ticks.append(round(first + len(ticks) * step, 12))
     return ticks
 
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 namespace fedran::test
 {
 namespace
@@ -95,10 +97,11 @@ TEST(PlotTest, AFolderWithoutTracesOrAMissingColumnIsBadInput)
 TEST(PlotRunTest, OneRunGetsItsAccuracySvgWithTheStandardLibraryAlone)
 {
     TempDir dir("plot-run");
+    // 47.7 s lies past the last round tick of a 20 s step (0, 20, 40): the axis must reach it.
     WriteFile(dir.Path() / "rounds.csv",
               TraceHeaderLine("rounds.csv",
                               {"round", "sim_time_s", "test_accuracy", "cumulative_wire_bytes"}) +
-                  "1,1.5,0.70,1000\n2,3.0,0.75,2000000\n");
+                  "1,2.6,0.70,1000\n2,20.0,0.75,1000000\n3,47.7,0.83,2000000\n");
     // matplotlib, pandas and numpy made unimportable: the quickstart installs none of them.
     std::filesystem::create_directory(dir.Path() / "blocked");
     for (const char* module : {"matplotlib", "pandas", "numpy"})
@@ -110,9 +113,10 @@ TEST(PlotRunTest, OneRunGetsItsAccuracySvgWithTheStandardLibraryAlone)
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     const std::string svg = ReadFile(dir.Path() / "accuracy.svg");
     EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u) << svg.substr(0, 80);
-    EXPECT_NE(svg.find("final accuracy 0.750"), std::string::npos);
+    EXPECT_NE(svg.find("final accuracy 0.830"), std::string::npos);
     EXPECT_NE(svg.find("traffic on the backhaul wire, up + down (MB)"), std::string::npos);
-    // Both rounds drawn in both panels (traffic and time): one line and two markers each.
+    // Every round drawn in both panels (traffic and time): one line and three markers each,
+    // inside the frame drawn before it.
     auto occurrences = [&svg](const std::string& what) {
         std::size_t n = 0;
         for (std::size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1))
@@ -122,7 +126,33 @@ TEST(PlotRunTest, OneRunGetsItsAccuracySvgWithTheStandardLibraryAlone)
         return n;
     };
     EXPECT_EQ(occurrences("<polyline "), 2u);
-    EXPECT_EQ(occurrences("<circle "), 4u);
+    EXPECT_EQ(occurrences("<circle "), 6u);
+    auto attribute = [&svg](std::size_t from, const std::string& name) {
+        const std::size_t at = svg.find(" " + name + "=\"", from) + name.size() + 3;
+        return svg.substr(at, svg.find('"', at) - at);
+    };
+    for (std::size_t line = svg.find("<polyline "); line != std::string::npos;
+         line = svg.find("<polyline ", line + 1))
+    {
+        const std::size_t frame = svg.rfind("<rect x=", line);
+        const double left = std::stod(attribute(frame, "x"));
+        const double top = std::stod(attribute(frame, "y"));
+        const double right = left + std::stod(attribute(frame, "width"));
+        const double bottom = top + std::stod(attribute(frame, "height"));
+        std::istringstream points(attribute(line, "points"));
+        double x = 0;
+        double y = 0;
+        char comma = 0;
+        int count = 0;
+        while (points >> x >> comma >> y)
+        {
+            ++count;
+            EXPECT_TRUE(x >= left && x <= right && y >= top && y <= bottom)
+                << x << "," << y << " outside " << left << "-" << right << " x " << top << "-"
+                << bottom;
+        }
+        EXPECT_EQ(count, 3);
+    }
     EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
 
     r = RunTool("plot_run.py", ". --out a.png", dir.Path());
