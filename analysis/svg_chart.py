@@ -7,7 +7,7 @@ build for the CPU). The figures for papers come from analysis/plot.py (PNG and P
 import math
 from xml.sax.saxutils import escape
 
-PANEL_WIDTH, PANEL_HEIGHT = 420, 300
+PANEL_WIDTH, PANEL_HEIGHT, PANEL_GAP = 420, 300, 30
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 70, 20, 50, 55
 COLOUR = "#1f77b4"
 
@@ -50,11 +50,15 @@ class Panel:
         self.xlabel = xlabel
 
 
+def _y_pixel(y, yticks):
+    """The vertical position of `y` on the shared axis spanned by `yticks`."""
+    return MARGIN_TOP + PANEL_HEIGHT - (y - yticks[0]) / (yticks[-1] - yticks[0]) * PANEL_HEIGHT
+
+
 def _panel_svg(panel, ys, yticks, left):
     """The SVG elements of one panel whose plotting area starts at x = `left`."""
     xticks = nice_ticks(min(panel.xs), max(panel.xs))
     x0, x1 = xticks[0], xticks[-1]
-    y0, y1 = yticks[0], yticks[-1]
     top, height = MARGIN_TOP, PANEL_HEIGHT
     width = PANEL_WIDTH
 
@@ -62,7 +66,7 @@ def _panel_svg(panel, ys, yticks, left):
         return left + (x - x0) / (x1 - x0) * width
 
     def py(y):
-        return top + height - (y - y0) / (y1 - y0) * height
+        return _y_pixel(y, yticks)
 
     out = [f'<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="none" '
            f'stroke="black"/>']
@@ -88,16 +92,15 @@ def write(path, title, ylabel, ys, panels):
     y axis (ticks on the left panel only)."""
     ys = [float(y) for y in ys]
     yticks = nice_ticks(min(ys), max(ys))
-    total_width = MARGIN_LEFT + len(panels) * (PANEL_WIDTH + MARGIN_RIGHT + 10)
+    total_width = (MARGIN_LEFT + len(panels) * PANEL_WIDTH + (len(panels) - 1) * PANEL_GAP
+                   + MARGIN_RIGHT)
     total_height = MARGIN_TOP + PANEL_HEIGHT + MARGIN_BOTTOM
     body = []
     for i, panel in enumerate(panels):
-        body.extend(_panel_svg(panel, ys, yticks, MARGIN_LEFT + i * (PANEL_WIDTH + 30)))
-    y0, y1 = yticks[0], yticks[-1]
+        body.extend(_panel_svg(panel, ys, yticks, MARGIN_LEFT + i * (PANEL_WIDTH + PANEL_GAP)))
     for y in yticks:
-        y_px = MARGIN_TOP + PANEL_HEIGHT - (y - y0) / (y1 - y0) * PANEL_HEIGHT
-        body.append(f'<text x="{MARGIN_LEFT - 6}" y="{y_px + 4:.1f}" text-anchor="end">'
-                    f'{label(y)}</text>')
+        body.append(f'<text x="{MARGIN_LEFT - 6}" y="{_y_pixel(y, yticks) + 4:.1f}" '
+                    f'text-anchor="end">{label(y)}</text>')
     middle = MARGIN_TOP + PANEL_HEIGHT / 2
     body.append(f'<text x="16" y="{middle}" text-anchor="middle" '
                 f'transform="rotate(-90 16 {middle})">{escape(ylabel)}</text>')
