@@ -25,7 +25,14 @@ import math
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+    import pandas  # noqa: F401  (checked here so that a missing stack is named once)
+except ImportError as e:  # the quickstart installs no plotting stack (.ci/deps)
+    print(f"{os.path.basename(sys.argv[0])}: {e.name} is not installed: `sh .ci/deps` installs "
+          "Python's plotting stack (Debian's python3-matplotlib, python3-pandas, python3-numpy)",
+          file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
