@@ -77,26 +77,35 @@ DgcCodec::ResolveRatios(const TensorLayout& layout)
     m_ratiosSignature = layout.Signature();
 }
 
-bool
-DgcCodec::ResizeState(size_t size)
-{
-    if (m_momentum.size() == size)
-    {
-        return false;
-    }
-    m_momentum.resize(size);
-    m_accumulation.resize(size);
-    return true;
-}
-
 void
 DgcCodec::ResetStateFor(size_t size)
 {
-    if (ResizeState(size))
+    if (m_momentum.size() != size || m_accumulationInMomentum)
     {
-        std::fill(m_momentum.begin(), m_momentum.end(), 0.0f);
-        std::fill(m_accumulation.begin(), m_accumulation.end(), 0.0f);
+        m_momentum.assign(size, 0.0f);
+        m_accumulation.assign(size, 0.0f);
+        m_accumulationInMomentum = false;
     }
+}
+
+MomentumStep::Before
+DgcCodec::PrepareRoundState(size_t size)
+{
+    if (m_momentum.size() != size)
+    {
+        // Unset memory that stands for zeros (large-buffer.h); v will be u.
+        m_momentum.resize(size);
+        LargeBuffer<float>().swap(m_accumulation);
+        m_accumulationInMomentum = true;
+        return MomentumStep::Before::Zero;
+    }
+    if (m_accumulationInMomentum)
+    {
+        m_accumulation.resize(size); // unset: written before it is read
+        m_accumulationInMomentum = false;
+        return MomentumStep::Before::VIsU;
+    }
+    return MomentumStep::Before::Separate;
 }
 
 void
@@ -151,24 +160,38 @@ DgcCodec::SelectAndWrite(const TensorLayout& layout,
                          uint32_t warmupUnit,
                          float valueScale,
                          Rng& rng,
-                         std::vector<uint8_t>& out)
+                         std::vector<uint8_t>& out,
+                         std::span<const float> update,
+                         MomentumStep::Before before)
 {
     ByteWriter writer(out);
     writer.Reserve(kPayloadHeaderSize);
     WritePayloadHeader(layout, writer);
+    float* const accumulation =
+        m_accumulationInMomentum ? m_momentum.data() : m_accumulation.data();
     for (size_t t = 0; t < layout.TensorCount(); ++t)
     {
         const uint64_t offset = layout.Offset(t);
         const uint64_t size = layout.Tensors()[t].Size();
         float* u = m_momentum.data() + offset;
-        float* v = m_accumulation.data() + offset;
+        float* v = accumulation + offset;
         const double density = m_config.warmup.Density(m_tensorRatios[t], warmupUnit);
-        SelectDgc(std::span<const float>(v, size),
-                  SentCount(density, size),
-                  m_config.sampleRatio,
-                  rng,
-                  m_indices,
-                  m_values);
+        const uint64_t k = SentCount(density, size);
+        if (update.empty())
+        {
+            SelectDgc(std::span<const float>(v, size),
+                      k,
+                      m_config.sampleRatio,
+                      rng,
+                      m_indices,
+                      m_values);
+        }
+        else
+        {
+            const std::span<const float> g = update.subspan(offset, size);
+            const MomentumStep step{g, m_config.momentum, ClipScale(g, m_config.clipNorm), before};
+            SelectDgcStepped(step, u, v, size, k, m_config.sampleRatio, rng, m_indices, m_values);
+        }
         if (valueScale != 1.0f)
         {
             for (float& value : m_values)
@@ -216,36 +239,8 @@ DgcCodec::Encode(const TensorLayout& layout,
         return;
     }
 
-    const bool fresh = ResizeState(update.size());
-    const float momentum = m_config.momentum;
-    for (size_t t = 0; t < layout.TensorCount(); ++t)
-    {
-        const uint64_t offset = layout.Offset(t);
-        const uint64_t size = layout.Tensors()[t].Size();
-        const float* g = update.data() + offset;
-        float* u = m_momentum.data() + offset;
-        float* v = m_accumulation.data() + offset;
-        const float scale = ClipScale(update.subspan(offset, size), m_config.clipNorm);
-        if (fresh)
-        {
-            // u = v = 0, unset in memory (large-buffer.h): momentum * 0 + scale * g is
-            // scale * g + 0.0f (momentum is finite) and v = 0 + u, the same float operations
-            // without reading the zeros.
-            for (uint64_t i = 0; i < size; ++i)
-            {
-                const float momentumTerm = scale * g[i] + 0.0f;
-                u[i] = momentumTerm;
-                v[i] = 0.0f + momentumTerm;
-            }
-            continue;
-        }
-        for (uint64_t i = 0; i < size; ++i)
-        {
-            u[i] = momentum * u[i] + scale * g[i];
-            v[i] += u[i];
-        }
-    }
-    SelectAndWrite(layout, m_round, 1.0f, rng, out);
+    const MomentumStep::Before before = PrepareRoundState(update.size());
+    SelectAndWrite(layout, m_round, 1.0f, rng, out, update, before);
 }
 
 void

@@ -58,6 +58,7 @@
 
 #include "compression/internal/codecs.h"
 #include "compression/internal/large-buffer.h"
+#include "compression/internal/magnitude-filter.h"
 #include "compression/internal/sparsity-warmup.h"
 
 #include <map>
@@ -150,7 +151,7 @@ class DgcCodec final
 
     std::span<const float> Accumulation() const
     {
-        return m_accumulation;
+        return m_accumulationInMomentum ? m_momentum : m_accumulation;
     }
 
   private:
@@ -158,17 +159,21 @@ class DgcCodec final
     void LocalStep(std::span<float> gradient) override;
     void EndLocalTraining(uint64_t examples, uint32_t samples) override;
 
-    /// Sizes u and v for a layout of `size` floats; true if they were resized, in which case
-    /// their contents are unset (large-buffer.h) and stand for zeros.
-    bool ResizeState(size_t size);
-    /// u = v = 0 for a layout of another total size.
+    /// Mode step: u = v = 0 for a layout of another total size.
     void ResetStateFor(size_t size);
+    /// Mode round: sizes u and v for this round's step over `size` floats and says what they
+    /// held before it (a layout of another size starts again from zero).
+    MomentumStep::Before PrepareRoundState(size_t size);
     /// Selects, writes and masks every tensor of v; values are written times `valueScale`.
+    /// Mode round passes the update and what u and v held before it: each tensor's u and v
+    /// are formed in the pass that collects its candidates (SelectDgcStepped).
     void SelectAndWrite(const TensorLayout& layout,
                         uint32_t warmupUnit,
                         float valueScale,
                         Rng& rng,
-                        std::vector<uint8_t>& out);
+                        std::vector<uint8_t>& out,
+                        std::span<const float> update = {},
+                        MomentumStep::Before before = MomentumStep::Before::Separate);
 
     /// Resolves layer_ratios against `layout` into m_tensorRatios (once per layout).
     void ResolveRatios(const TensorLayout& layout);
@@ -184,6 +189,11 @@ class DgcCodec final
     bool m_trained = false;
     LargeBuffer<float> m_momentum;
     LargeBuffer<float> m_accumulation;
+    // Mode round: after a first round, v equals u bit for bit (both s * g, masked at the same
+    // positions), so v lives in u's buffer and its own is allocated only when the next round
+    // makes them differ: half the state for a client that is selected once, and one model-sized
+    // write fewer in its first encode (docs/performance.md).
+    bool m_accumulationInMomentum = false;
     std::vector<double> m_tensorRatios;
     std::optional<uint32_t> m_ratiosSignature; ///< layout m_tensorRatios was resolved for
     std::vector<uint32_t> m_indices;           ///< selection of the tensor being encoded

@@ -20,6 +20,7 @@
 // has to overestimate the threshold by about a third, several standard deviations, to fall
 // short). Tensors where s would exceed d / 4 skip the sample: exact selection is as cheap.
 
+#include "compression/internal/magnitude-filter.h"
 #include "compression/rng.h"
 
 #include <cstddef>
@@ -38,6 +39,19 @@ void SelectDgc(std::span<const float> v,
                Rng& rng,
                std::vector<uint32_t>& indices,
                std::vector<float>& values);
+
+/// SelectDgc on the v that `step` forms (magnitude-filter.h), u and v of d floats (v == u when
+/// step.before is Zero): forms u and v in the pass that collects the candidates, instead of a
+/// pass of its own before the selection; the same selection, u and v as forming them first.
+void SelectDgcStepped(const MomentumStep& step,
+                      float* u,
+                      float* v,
+                      size_t d,
+                      size_t k,
+                      double sampleRatio,
+                      Rng& rng,
+                      std::vector<uint32_t>& indices,
+                      std::vector<float>& values);
 
 } // namespace fedran::internal
 

@@ -214,4 +214,76 @@ CollectAtLeastCompensated(const Compensation& compensation,
     });
 }
 
+void
+MomentumStep::Apply(float* u, float* v, size_t begin, size_t end) const
+{
+    const float* in = g.data();
+    const float m = momentum;
+    const float s = scale;
+    switch (before)
+    {
+        case Before::Zero:
+            for (size_t i = begin; i < end; ++i)
+            {
+                u[i] = s * in[i] + 0.0f;
+            }
+            return;
+        case Before::VIsU:
+            for (size_t i = begin; i < end; ++i)
+            {
+                const float before = u[i];
+                u[i] = m * before + s * in[i];
+                v[i] = before + u[i];
+            }
+            return;
+        case Before::Separate:
+            break;
+    }
+    for (size_t i = begin; i < end; ++i)
+    {
+        u[i] = m * u[i] + s * in[i];
+        v[i] += u[i];
+    }
+}
+
+void
+CollectAtLeastStepped(const MomentumStep& step,
+                      float* u,
+                      float* v,
+                      size_t n,
+                      uint32_t minKey,
+                      std::vector<uint32_t>& indices,
+                      std::vector<float>& values)
+{
+    Sink sink(indices, values);
+    CollectFormed(v, n, minKey, sink, [&](size_t begin, size_t end) {
+#if defined(__SSE2__)
+        if (end - begin == kFilterBlock)
+        {
+            // The same operations as MomentumStep::Apply, four lanes at a time.
+            const float* g = step.g.data();
+            const __m128 m = _mm_set1_ps(step.momentum);
+            const __m128 s = _mm_set1_ps(step.scale);
+            for (size_t i = begin; i < end; i += 4)
+            {
+                const __m128 scaled = _mm_mul_ps(s, _mm_loadu_ps(g + i));
+                if (step.before == MomentumStep::Before::Zero)
+                {
+                    _mm_storeu_ps(u + i, _mm_add_ps(scaled, _mm_setzero_ps()));
+                    continue;
+                }
+                const __m128 uBefore = _mm_loadu_ps(u + i);
+                const __m128 uAfter = _mm_add_ps(_mm_mul_ps(m, uBefore), scaled);
+                _mm_storeu_ps(u + i, uAfter);
+                const __m128 vBefore =
+                    step.before == MomentumStep::Before::VIsU ? uBefore : _mm_loadu_ps(v + i);
+                _mm_storeu_ps(v + i, _mm_add_ps(vBefore, uAfter));
+            }
+            return;
+        }
+#endif
+        step.Apply(u, v, begin, end);
+    });
+}
+
 } // namespace fedran::internal

@@ -6,6 +6,7 @@
 #include "compression/codec-spec.h"
 #include "compression/internal/dgc-codec.h"
 #include "compression/internal/dgc-select.h"
+#include "compression/internal/sum-of-squares.h"
 #include "compression/internal/top-k-select.h"
 #include "dgc-test-util.h"
 
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -182,6 +184,78 @@ TEST(DgcCodec, ConservesTheAccumulatedMomentum)
         accumulating += v[i] != 0.0f;
     }
     EXPECT_GT(accumulating, n / 2); // most of the mass is still local at 1% density
+}
+
+TEST(DgcCodec, RoundModeMatchesFormingTheStateFirstAndSharesItsFirstBuffer)
+{
+    // The encoder forms u and v in the pass that collects the candidates, and keeps v in u's
+    // buffer until a second round makes them differ. Against the plain order (u = m u + s g,
+    // v += u over the whole update, then SelectDgc per tensor, then masking), bit for bit:
+    // payloads, u and v, over rounds, with clipping, -0.0f, infinities and NaNs in g.
+    const TensorLayout layout({{"w", {1u << 16}}, {"b", {300}}});
+    const size_t n = layout.TotalSize();
+    const float momentum = 0.9f;
+    const float clipNorm = 500.0f;
+    auto codec = Make({{"type", "dgc"},
+                       {"ratio", 0.01},
+                       {"momentum", momentum},
+                       {"clip_norm", clipNorm},
+                       {"warmup_rounds", 0}});
+    Rng data(9, 0);
+    Rng rng(9, 1);
+    Rng reference(9, 1);
+    std::vector<float> u(n, 0.0f);
+    std::vector<float> v(n, 0.0f);
+    for (uint32_t round = 1; round <= 4; ++round)
+    {
+        auto g = RandomVector(n, data, 2.0);
+        g[7] = -0.0f;
+        // In "b" (its norm is NaN, so it is not clipped); "w" (norm ~512) is clipped.
+        g[n - 100 + round] = std::numeric_limits<float>::infinity();
+        g[n - 5] = std::numeric_limits<float>::quiet_NaN();
+        g[round == 2 ? 11 : 12] = 0.0f;
+        codec->BeginRound(round);
+        const auto payload = Encode(*codec, layout, g, rng);
+
+        std::vector<float> want(n, 0.0f);
+        for (size_t t = 0; t < layout.TensorCount(); ++t)
+        {
+            const size_t offset = layout.Offset(t);
+            const size_t size = layout.Tensors()[t].Size();
+            const double norm =
+                std::sqrt(internal::SumOfSquares(std::span<const float>(g).subspan(offset, size)));
+            const float scale = norm > clipNorm ? float(clipNorm / norm) : 1.0f;
+            for (size_t i = offset; i < offset + size; ++i)
+            {
+                u[i] = momentum * u[i] + scale * g[i];
+                v[i] += u[i];
+            }
+            std::vector<uint32_t> indices;
+            std::vector<float> values;
+            internal::SelectDgc(std::span<const float>(v).subspan(offset, size),
+                                DgcCodec::SentCount(0.01, size),
+                                0.01,
+                                reference,
+                                indices,
+                                values);
+            for (size_t j = 0; j < indices.size(); ++j)
+            {
+                want[offset + indices[j]] = values[j];
+                u[offset + indices[j]] = 0.0f;
+                v[offset + indices[j]] = 0.0f;
+            }
+        }
+        const auto got = Decode(*codec, layout, payload);
+        ASSERT_EQ(0, std::memcmp(got.data(), want.data(), n * sizeof(float))) << round;
+        const auto codecU = AsDgc(*codec).Momentum();
+        const auto codecV = AsDgc(*codec).Accumulation();
+        ASSERT_EQ(codecU.size(), n);
+        ASSERT_EQ(codecV.size(), n);
+        EXPECT_EQ(0, std::memcmp(codecU.data(), u.data(), n * sizeof(float))) << round;
+        EXPECT_EQ(0, std::memcmp(codecV.data(), v.data(), n * sizeof(float))) << round;
+        // One buffer after the first round, two once the second made u and v differ.
+        EXPECT_EQ(codecV.data() == codecU.data(), round == 1) << round;
+    }
 }
 
 TEST(DgcCodec, RoundTripSendsTheLargestAccumulatedValues)
