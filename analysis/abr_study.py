@@ -27,10 +27,14 @@ import json
 import os
 import sys
 
-import pandas as pd
+import plotting_stack  # names a missing matplotlib, pandas or numpy, exit 2
 
-import plot  # analysis/plot.py: the accuracy figures and trace reading
-from targets import argparse_target
+plotting_stack.require()
+
+import pandas as pd  # noqa: E402
+
+import plot  # noqa: E402  (analysis/plot.py: the accuracy figures and trace reading)
+from targets import argparse_target  # noqa: E402
 
 PROG = "abr_study"
 plot.PROG = PROG

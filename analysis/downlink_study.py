@@ -12,9 +12,13 @@ import math
 import sys
 from pathlib import Path
 
-import pandas as pd
+import plotting_stack  # names a missing matplotlib, pandas or numpy, exit 2
 
-import trace_schema
+plotting_stack.require()
+
+import pandas as pd  # noqa: E402
+
+import trace_schema  # noqa: E402
 
 trace_schema.require("rounds.csv", ["sim_time_s", "test_accuracy", "downlink_payload_bytes"])
 

@@ -27,7 +27,11 @@ import json
 import os
 import sys
 
-import matplotlib
+import plotting_stack  # names a missing matplotlib, pandas or numpy, exit 2
+
+plotting_stack.require()
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

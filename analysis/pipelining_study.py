@@ -20,9 +20,13 @@ import json
 import os
 import sys
 
-import pandas as pd
+import plotting_stack  # names a missing matplotlib, pandas or numpy, exit 2
 
-from targets import argparse_target
+plotting_stack.require()
+
+import pandas as pd  # noqa: E402
+
+from targets import argparse_target  # noqa: E402
 
 PROG = "pipelining_study"
 

@@ -25,14 +25,11 @@ import math
 import os
 import sys
 
-try:
-    import matplotlib
-    import pandas  # noqa: F401  (checked here so that a missing stack is named once)
-except ImportError as e:  # the quickstart installs no plotting stack (.ci/deps)
-    print(f"{os.path.basename(sys.argv[0])}: {e.name} is not installed: `sh .ci/deps` installs "
-          "Python's plotting stack (Debian's python3-matplotlib, python3-pandas, python3-numpy)",
-          file=sys.stderr)
-    sys.exit(2)
+import plotting_stack  # names a missing matplotlib, pandas or numpy, exit 2
+
+plotting_stack.require()  # the quickstart installs no plotting stack (.ci/deps)
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

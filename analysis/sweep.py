@@ -44,6 +44,7 @@ from sweep_run import (PROG, Progress, fail, failure_line, is_finished, on_sigte
                        write_atomic, write_json)
 from sweep_slurm import run_one, slurm_submit, slurm_wait
 from sweep_validate import slurm_memory, validate_runs
+import plotting_stack
 import targets as targets_module
 import trace_schema
 
@@ -64,6 +65,7 @@ def parse_targets(text):
 
 def collect(out_dir, targets):
     """Writes DIR/summary.csv (run x round) and DIR/final.csv (one row per run)."""
+    plotting_stack.require("pandas")
     import pandas as pd  # only the collecting step needs pandas
 
     try:

@@ -94,6 +94,47 @@ TEST(PlotTest, AFolderWithoutTracesOrAMissingColumnIsBadInput)
         << r.stderrText;
 }
 
+/// Makes matplotlib, pandas and numpy unimportable under dir/blocked (PYTHONPATH=blocked), as
+/// on a machine where only the quickstart ran: it installs none of them.
+void
+BlockPlottingStack(const std::filesystem::path& dir)
+{
+    std::filesystem::create_directory(dir / "blocked");
+    for (const char* module : {"matplotlib", "pandas", "numpy"})
+    {
+        WriteFile(dir / "blocked" / (std::string(module) + ".py"),
+                  "raise ImportError('blocked by the test')\n");
+    }
+}
+
+TEST(PlotRunTest, ScriptsNeedingThePlottingStackNameItAndTheCommandWhenItIsMissing)
+{
+    TempDir dir("plot-stack");
+    BlockPlottingStack(dir.Path());
+    for (const char* script : {"plot.py",
+                               "plot_controller.py",
+                               "plot_forecast.py",
+                               "plot_timeline.py",
+                               "abr_study.py",
+                               "adaptive_study.py",
+                               "async_study.py",
+                               "byzantine_study.py",
+                               "downlink_study.py",
+                               "hierarchical_study.py",
+                               "pipelining_study.py",
+                               "selection_study.py",
+                               "tcp_compare.py",
+                               "validate_flow.py"})
+    {
+        const ToolResult r = RunTool(script, "--help", dir.Path(), "PYTHONPATH=blocked");
+        EXPECT_EQ(r.exitCode, 2) << script << ": " << r.stderrText;
+        EXPECT_NE(r.stderrText.find(std::string(script) +
+                                    ": matplotlib is not installed: `sh .ci/deps` installs"),
+                  std::string::npos)
+            << script << ": " << r.stderrText;
+    }
+}
+
 TEST(PlotRunTest, OneRunGetsItsAccuracySvgWithTheStandardLibraryAlone)
 {
     TempDir dir("plot-run");
@@ -102,13 +143,7 @@ TEST(PlotRunTest, OneRunGetsItsAccuracySvgWithTheStandardLibraryAlone)
               TraceHeaderLine("rounds.csv",
                               {"round", "sim_time_s", "test_accuracy", "cumulative_wire_bytes"}) +
                   "1,2.6,0.70,1000\n2,20.0,0.75,1000000\n3,47.7,0.83,2000000\n");
-    // matplotlib, pandas and numpy made unimportable: the quickstart installs none of them.
-    std::filesystem::create_directory(dir.Path() / "blocked");
-    for (const char* module : {"matplotlib", "pandas", "numpy"})
-    {
-        WriteFile(dir.Path() / "blocked" / (std::string(module) + ".py"),
-                  "raise ImportError('blocked by the test')\n");
-    }
+    BlockPlottingStack(dir.Path());
     ToolResult r = RunTool("plot_run.py", ".", dir.Path(), "PYTHONPATH=blocked");
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     const std::string svg = ReadFile(dir.Path() / "accuracy.svg");
