@@ -33,9 +33,9 @@ constexpr uint32_t kNB = kCostElements | kCostBytes;
 constexpr uint32_t kNR = kCostElements | kCostBytes | kCostRankElements;
 
 // What each codec can do (CodecTraits, in its order: why unsplittable, the keys that turn its
-// step mode off, may bring its own aggregator, why not a rung, adaptive, keeps state); most can
+// step mode off, may bring its own aggregator, why not a rung, adaptive, state models); most can
 // do all a plain codec does.
-constexpr CodecTraits kPlain{"", "", false, "", false, false};
+constexpr CodecTraits kPlain{"", "", false, "", false, 0};
 constexpr CodecTraits kRandomK{
     "its draws are keyed to each tensor's position in the whole update, so a bucket would "
     "keep other elements than the update does",
@@ -43,10 +43,10 @@ constexpr CodecTraits kRandomK{
     false,
     "",
     false,
-    false};
-constexpr CodecTraits kSign{"", "", true, "", false, false};
-constexpr CodecTraits kErrorFeedback{"", "", false, "", false, true};
-constexpr CodecTraits kDgc{"", R"({"mode": "round"})", false, "", false, true};
+    0};
+constexpr CodecTraits kSign{"", "", true, "", false, 0};
+constexpr CodecTraits kErrorFeedback{"", "", false, "", false, 1};
+constexpr CodecTraits kDgc{"", R"({"mode": "round"})", false, "", false, 2};
 constexpr CodecTraits kPowerSgd{
     "its two exchanges need the whole update (the server's orthonormalisation spans every "
     "tensor)",
@@ -54,13 +54,13 @@ constexpr CodecTraits kPowerSgd{
     false,
     "its round takes two exchanges, which the rate controller does not budget for",
     false,
-    false};
+    0};
 constexpr CodecTraits kAdaptive{"it picks one rung (or a skip) for the whole update",
                                 "",
                                 false,
                                 "a ladder rung cannot itself be adaptive",
                                 true,
-                                false};
+                                0};
 
 // The registry: one line per codec (name, frame id, factory, traits, cost model).
 constexpr CodecEntry kCodecs[] = {

@@ -215,25 +215,19 @@ CodecSpec::UnsplittableBecause() const
     return {};
 }
 
-bool
-CodecSpec::KeepsState() const
+uint32_t
+CodecSpec::StateModels() const
 {
     if (Empty())
     {
-        return false;
+        return 0;
     }
-    if (m_node->traits->keepsState)
-    {
-        return true;
-    }
+    uint32_t models = m_node->traits->stateModels;
     for (const CodecSpec& child : m_node->children)
     {
-        if (child.KeepsState())
-        {
-            return true;
-        }
+        models += child.StateModels();
     }
-    return false;
+    return models;
 }
 
 namespace

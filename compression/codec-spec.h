@@ -43,9 +43,10 @@ struct CodecTraits
     std::string_view notARungBecause;
     /// It chooses among other codecs each round (it has a ladder).
     bool adaptive = false;
-    /// An encoder carries a model-sized state from round to round (a residual, an
-    /// accumulation), held by every client between its rounds.
-    bool keepsState = false;
+    /// How many model-sized arrays an encoder carries from round to round, held by every
+    /// client between its rounds: error feedback's residual 1, dgc's momentum and
+    /// accumulation 2, none 0.
+    uint32_t stateModels = 0;
 };
 
 /// The traits of a registered codec type; throws CodecConfigError for an unknown one.
@@ -102,7 +103,12 @@ class CodecSpec
     /// It, or a spec it wraps, has the server aggregate its way (sign's majority vote).
     bool BringsAggregator() const;
     /// It, or a spec it wraps, carries a model-sized state between rounds (CodecTraits).
-    bool KeepsState() const;
+    bool KeepsState() const
+    {
+        return StateModels() > 0;
+    }
+    /// The model-sized arrays it and the specs it wraps carry between rounds, in all.
+    uint32_t StateModels() const;
     /// The same spec with every step mode turned off (CodecTraits::stepModeOff): what encodes a
     /// finished update alone into frames of the same sizes.
     CodecSpec ForFinishedUpdates() const;

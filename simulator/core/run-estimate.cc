@@ -297,11 +297,10 @@ EstimateRun(const ScenarioConfig& config,
         const bool stated = !packets && link != nullptr && link->statedWithoutDevices;
         memory.clients += group.count * (stated ? kStatedClientBytes : kPerClientBytes);
     }
-    // An error-feedback or dgc residual stays with every client between its rounds.
-    if (config.uplinkCodec.KeepsState())
-    {
-        memory.clients += static_cast<uint64_t>(double(clients) * model);
-    }
+    // An error-feedback residual, dgc's momentum and accumulation: model-sized arrays that
+    // stay with every client between its rounds (dgc's second once it was selected twice).
+    memory.clients +=
+        static_cast<uint64_t>(double(clients) * model * config.uplinkCodec.StateModels());
     double sockets = 0.0;
     // A packet transport holds each frame in socket buffers too.
     if (packets)

@@ -86,7 +86,7 @@ const CodecRegistration kStride{"test_stride",
                                             false,
                                             "",
                                             false,
-                                            false}};
+                                            0}};
 
 TEST(ExtensionCodec, OneFileAndOneLineMakeACodecEveryLayerCanUse)
 {

@@ -130,5 +130,31 @@ TEST(RefusedBeforeRunning, AMemoryNeedAboveTheLimitIsRefusedWithTheFigure)
               7850u * 4u);
 }
 
+TEST(RefusedBeforeRunning, TheMemoryEstimateCountsEveryModelSizedArrayACodecKeeps)
+{
+    // Per client between its rounds: none nothing, error feedback its residual, dgc its
+    // momentum and accumulation, error feedback over dgc all three.
+    TempDir dir("codec-state");
+    WriteFile(dir.Path() / "s.json", TinyScenario(4, 2, 2).dump());
+    auto clientsBytes = [&](const std::string& name, const std::string& codec) {
+        const CommandResult r = RunFedran("run s.json --out " + name + " --quiet --set '" +
+                                              "compression.uplink=" + codec + "'",
+                                          dir.Path());
+        EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+        const auto manifest = nlohmann::json::parse(ReadFile(dir.Path() / name / "run.json"));
+        return manifest["estimate"]["memory"]["clients"].get<int64_t>();
+    };
+    const int64_t none = clientsBytes("none", R"({"type":"none"})");
+    const int64_t model = 4 * 7850; // float32 parameters of the tiny scenario's softmax
+    const int64_t clients = 4;
+    EXPECT_EQ(clientsBytes("ef", R"({"type":"error_feedback","base":{"type":"top_k"}})") - none,
+              clients * model);
+    EXPECT_EQ(clientsBytes("dgc", R"({"type":"dgc","mode":"round"})") - none, 2 * clients * model);
+    EXPECT_EQ(clientsBytes("ef-dgc",
+                           R"({"type":"error_feedback","base":{"type":"dgc","mode":"round"}})") -
+                  none,
+              3 * clients * model);
+}
+
 } // namespace
 } // namespace fedran::test
