@@ -9,7 +9,6 @@
 #include "models/ns3/model/client-availability.h"
 #include "models/ns3/model/fl-client-app.h"
 #include "models/ns3/model/fl-server-app.h"
-#include "models/ns3/model/link-outage.h"
 #include "models/ns3/model/thread-pool.h"
 #include "models/trace/csv-writer.h"
 #include "models/trace/trace-schema.h"
@@ -20,6 +19,7 @@
 #include "simulator/network-topology.h"
 #include "simulator/packet-capture.h"
 #include "simulator/run-timing.h"
+#include "simulator/scheduled-outages.h"
 #include "simulator/stop-signals.h"
 
 #include <ns3/boolean.h>
@@ -61,31 +61,6 @@ WritePopulation(const std::string& outDir,
         csv->EndRow();
     }
     csv->Flush();
-}
-
-/// faults.link_outages and faults.server_outages, on the links the topology built.
-void
-ScheduleOutages(const fedran::FaultsConfig& faults, const NetworkTopology& topology)
-{
-    for (const fedran::OutageConfig& outage : faults.linkOutages)
-    {
-        const Time start = Seconds(outage.startS);
-        const Time duration = Seconds(outage.durationS);
-        for (uint32_t client : outage.clients)
-        {
-            ScheduleLinkOutage(topology.GetLink(client), start, duration);
-        }
-        for (uint32_t hub : outage.hubs)
-        {
-            ScheduleLinkOutage(topology.GetHubLink(hub), start, duration);
-        }
-    }
-    for (const fedran::OutageConfig& outage : faults.serverOutages)
-    {
-        ScheduleLinkOutage(topology.GetCoreLink(),
-                           Seconds(outage.startS),
-                           Seconds(outage.durationS));
-    }
 }
 
 void

@@ -20,7 +20,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -95,6 +97,29 @@ PutQsgdCodes8Avx2(BitCursor& c, __m256i level, __m256i negative)
             static_cast<unsigned>(_mm_extract_epi64(second, 1)));
 }
 #endif
+
+/// The coders of the last few s used in this process. Bounded, because a decoder meets
+/// whatever s a payload claims.
+template<typename Coder>
+std::shared_ptr<const Coder>
+SharedQsgdCoder(uint32_t levels)
+{
+    static std::mutex mutex;
+    static std::map<uint32_t, std::shared_ptr<const Coder>> cache;
+    constexpr size_t kCapacity = 8;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto& coder = cache[levels];
+    if (!coder)
+    {
+        if (cache.size() > kCapacity)
+        {
+            // Drop another entry (the holders keep theirs alive).
+            cache.erase(cache.begin()->first != levels ? cache.begin() : std::next(cache.begin()));
+        }
+        coder = std::make_shared<const Coder>(levels);
+    }
+    return coder;
+}
 
 class QsgdCodeWriter
 {

@@ -1,0 +1,112 @@
+#ifndef FEDRAN_MODELS_FLOW_MICRO_TCP_H
+#define FEDRAN_MODELS_FLOW_MICRO_TCP_H
+
+// What the port micro-simulation (port-micro-sim.h) is told and tells: the TCP it runs (read
+// from the TCP configuration by the caller, never fitted), each flow through the port, what
+// became of it, and the per-event trace to set beside ns-3's TcpSocketBase traces.
+
+#include <cstdint>
+
+namespace fedran
+{
+
+struct MicroTcpSettings
+{
+    enum class Congestion
+    {
+        Cubic,
+        NewReno
+    };
+
+    uint32_t mss = 1448;       ///< payload bytes per segment
+    uint32_t headerBytes = 54; ///< per segment on the wire
+    uint32_t initialCwnd = 10; ///< segments
+    uint32_t maxWindow = 2896; ///< segments: the socket buffers
+    uint32_t delAckCount = 2;  ///< in-order segments per ACK
+    double delAckTimeoutS = 0.2;
+    uint32_t reTxThreshold = 3; ///< duplicate ACKs (or SACKed segments above) for a loss
+    bool limitedTransmit = true;
+    bool sack = true;
+    /// TcpSocketBase::Timestamp: RTT samples from the echoed timestamp, in whole milliseconds
+    /// (TcpOptionTS); without it, from the send time of the segment acknowledged.
+    bool timestamps = true;
+    double minRtoS = 1.0;
+    double clockGranularityS = 0.001;
+    double maxRtoS = 60.0;
+    Congestion congestion = Congestion::Cubic;
+    // TcpCubic's attributes.
+    double cubicBeta = 0.7;
+    double cubicC = 0.4;
+    bool fastConvergence = true;
+    uint32_t cntClamp = 20;
+    bool hystart = true;
+    uint32_t hystartLowWindow = 16;
+    uint32_t hystartMinSamples = 8;
+    double hystartAckDeltaS = 0.002;
+    double hystartDelayMinS = 0.004;
+    double hystartDelayMaxS = 1.0;
+    double cubicDeltaS = 0.010;
+};
+
+/// One flow through the port.
+struct MicroFlowSpec
+{
+    double startS = 0.0;       ///< the sender has the whole message from here
+    uint64_t payloadBytes = 0; ///< > 0
+    uint32_t feeder = 0;       ///< AddFeeder's id: the sending host's first hop
+    double toPortS = 0.0;      ///< feeder to the port (propagation, store and forward)
+    double fromPortS = 0.0;    ///< port to the receiver
+    double ackDelayS = 0.0;    ///< receiver to sender for an ACK: propagation
+    /// Σ 1 / rate over the hops an ACK crosses (s/bit): its serialisation, by its size.
+    double ackSecondsPerBit = 0.0;
+    uint32_t cwnd = 10; ///< window at the start, segments (an open connection's)
+    /// Slow-start threshold at the start, segments (an open connection's, as its last loss or
+    /// HyStart exit left it; 0: none yet, slow start until a loss).
+    uint32_t ssthresh = 0;
+    double srttS = 0.0; ///< RTT estimate at the start (0: the path's base RTT)
+    /// The connection carries its first data: ns-3's receiver ACKs the first segment at once
+    /// (m_delAckCount = m_delAckMaxCount after the handshake, "to speed up the connection").
+    bool newConnection = false;
+};
+
+/// What became of a flow.
+struct MicroFlowResult
+{
+    bool done = false;
+    double finishS = 0.0;          ///< the receiver has every byte
+    uint64_t wireBytes = 0;        ///< data segments the sender put on the wire, headers included
+    uint32_t timeouts = 0;         ///< retransmission timeouts
+    uint32_t fastRecoveries = 0;   ///< entries into fast recovery
+    uint32_t retransmissions = 0;  ///< segments sent again
+    uint32_t cwndAtFinish = 0;     ///< segments
+    uint32_t ssthreshAtFinish = 0; ///< segments (0: none, the flow never left slow start)
+};
+
+/// One line of a micro-simulation's trace (PortMicroSim::SetTrace): a sender's state after an
+/// event, to set beside ns-3's TcpSocketBase traces (CongestionWindow, SlowStartThreshold,
+/// CongState, RTO, RTT, BytesInFlight) and the queue disc's PacketsInQueue and Drop.
+struct MicroTraceRow
+{
+    enum class Event : uint8_t
+    {
+        Ack,     ///< an ACK was processed
+        Timeout, ///< the retransmission timer fired
+        Drop,    ///< the port dropped one of the flow's segments
+        SsExit   ///< HyStart ended slow start
+    };
+    double timeS = 0.0;
+    uint32_t flow = 0;
+    Event event = Event::Ack;
+    uint32_t seg = 0;      ///< the cumulative ACK, or the dropped segment
+    double cwnd = 0.0;     ///< segments
+    double ssthresh = 0.0; ///< segments
+    uint8_t caState = 0;   ///< 0 open, 1 recovery, 2 loss
+    double rtoS = 0.0;
+    double srttS = 0.0;
+    uint32_t pipe = 0;  ///< segments in flight
+    uint32_t queue = 0; ///< packets in the port's buffer (the one on the line not counted)
+};
+
+} // namespace fedran
+
+#endif
