@@ -33,9 +33,11 @@ constexpr uint32_t kNB = kCostElements | kCostBytes;
 constexpr uint32_t kNR = kCostElements | kCostBytes | kCostRankElements;
 
 // What each codec can do (CodecTraits, in its order: why unsplittable, the keys that turn its
-// step mode off, may bring its own aggregator, why not a rung, adaptive, state models); most can
-// do all a plain codec does.
-constexpr CodecTraits kPlain{"", "", false, "", false, 0};
+// step mode off, may bring its own aggregator, why not a rung, adaptive, state models, how
+// secure aggregation sums it); most can do all a plain codec does.
+constexpr CodecTraits kPlain{"", "", false, "", false, 0, MaskedSum::NotComposed};
+constexpr CodecTraits kDense{"", "", false, "", false, 0, MaskedSum::Dense};
+constexpr CodecTraits kOwnSupport{"", "", false, "", false, 0, MaskedSum::OwnSupport};
 constexpr CodecTraits kRandomK{
     "its draws are keyed to each tensor's position in the whole update, so a bucket would "
     "keep other elements than the update does",
@@ -43,10 +45,11 @@ constexpr CodecTraits kRandomK{
     false,
     "",
     false,
-    0};
-constexpr CodecTraits kSign{"", "", true, "", false, 0};
-constexpr CodecTraits kErrorFeedback{"", "", false, "", false, 1};
-constexpr CodecTraits kDgc{"", R"({"mode": "round"})", false, "", false, 2};
+    0,
+    MaskedSum::SharedRandom};
+constexpr CodecTraits kSign{"", "", true, "", false, 0, MaskedSum::Dense};
+constexpr CodecTraits kErrorFeedback{"", "", false, "", false, 1, MaskedSum::NotComposed};
+constexpr CodecTraits kDgc{"", R"({"mode": "round"})", false, "", false, 2, MaskedSum::OwnSupport};
 constexpr CodecTraits kPowerSgd{
     "its two exchanges need the whole update (the server's orthonormalisation spans every "
     "tensor)",
@@ -54,22 +57,24 @@ constexpr CodecTraits kPowerSgd{
     false,
     "its round takes two exchanges, which the rate controller does not budget for",
     false,
-    0};
+    0,
+    MaskedSum::NotComposed};
 constexpr CodecTraits kAdaptive{"it picks one rung (or a skip) for the whole update",
                                 "",
                                 false,
                                 "a ladder rung cannot itself be adaptive",
                                 true,
-                                0};
+                                0,
+                                MaskedSum::NotComposed};
 
 // The registry: one line per codec (name, frame id, factory, traits, cost model).
 constexpr CodecEntry kCodecs[] = {
-    {"none", 1, &internal::MakeNoneCodec, kPlain, kN, R"([{"type": "none"}])"},
-    {"fp16", 2, &internal::MakeFp16Codec, kPlain, kN, R"([{"type": "fp16"}])"},
+    {"none", 1, &internal::MakeNoneCodec, kDense, kN, R"([{"type": "none"}])"},
+    {"fp16", 2, &internal::MakeFp16Codec, kDense, kN, R"([{"type": "fp16"}])"},
     {"top_k",
      10,
      &internal::MakeTopKCodec,
-     kPlain,
+     kOwnSupport,
      kNB,
      R"([{"type": "top_k", "ratio": 0.01}, {"type": "top_k", "ratio": 0.1}])"},
     {"random_k",
@@ -81,19 +86,19 @@ constexpr CodecEntry kCodecs[] = {
     {"threshold",
      12,
      &internal::MakeThresholdCodec,
-     kPlain,
+     kOwnSupport,
      kNB,
      R"([{"type": "threshold", "threshold": 0.5}, {"type": "threshold", "threshold": 2.0}])"},
     {"quantization",
      20,
      &internal::MakeQuantizationCodec,
-     kPlain,
+     kDense,
      kNB,
      R"([{"type": "quantization", "bits": 2}, {"type": "quantization", "bits": 8}])"},
     {"qsgd",
      21,
      &internal::MakeQsgdCodec,
-     kPlain,
+     kDense,
      kNB,
      R"([{"type": "qsgd", "levels": 4}, {"type": "qsgd", "levels": 256}])"},
     {"sign", 22, &internal::MakeSignCodec, kSign, kN, R"([{"type": "sign"}])"},

@@ -21,6 +21,7 @@ struct CodecSpec::Node
     bool twoExchanges;
     bool stepMode;
     bool bringsAggregator;
+    std::optional<RandomSupport> randomSupport;
 };
 
 CodecSpec
@@ -43,7 +44,8 @@ CodecSpec::Parse(const nlohmann::json& json, const std::string& path, std::uniqu
                                             nlohmann::json::json_pointer(),
                                             built.codec->HasRoundExchange(),
                                             built.codec->StepState() != nullptr,
-                                            built.codec->BringsAggregator()});
+                                            built.codec->BringsAggregator(),
+                                            built.codec->RandomSupportParameters()});
     CodecSpec spec;
     spec.m_node = std::move(node);
     codec = std::move(built.codec);
@@ -166,6 +168,13 @@ bool
 CodecSpec::UsesStepMode() const
 {
     return !Empty() && m_node->stepMode;
+}
+
+const std::optional<RandomSupport>&
+CodecSpec::RandomSupportParameters() const
+{
+    static const std::optional<RandomSupport> kNone;
+    return Empty() ? kNone : m_node->randomSupport;
 }
 
 bool

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,6 +25,16 @@ namespace internal
 {
 class CodecArgs;
 }
+
+/// How a codec's payloads can be summed under secure aggregation's pairwise masks, which
+/// cancel only in a sum over elements every site sends.
+enum class MaskedSum : uint8_t
+{
+    NotComposed,  ///< not composed (a wrapper's state, a ladder, two exchanges)
+    Dense,        ///< every element (quantised or not): the dense update is masked
+    SharedRandom, ///< random elements: every site keeps one common support a round (RandomSupport)
+    OwnSupport,   ///< each site keeps elements of its own choosing: cannot be composed
+};
 
 /// What a codec type can do, declared once in its registry row.
 struct CodecTraits
@@ -47,6 +58,8 @@ struct CodecTraits
     /// client between its rounds: error feedback's residual 1, dgc's momentum and
     /// accumulation 2, none 0.
     uint32_t stateModels = 0;
+    /// How secure aggregation can sum its payloads.
+    MaskedSum maskedSum = MaskedSum::NotComposed;
 };
 
 /// The traits of a registered codec type; throws CodecConfigError for an unknown one.
@@ -102,6 +115,9 @@ class CodecSpec
     bool UsesStepMode() const;
     /// It, or a spec it wraps, has the server aggregate its way (sign's majority vote).
     bool BringsAggregator() const;
+    /// A random sparsifier's parameters (random_k's ratio or k, and scale); nullopt for any
+    /// other codec.
+    const std::optional<RandomSupport>& RandomSupportParameters() const;
     /// It, or a spec it wraps, carries a model-sized state between rounds (CodecTraits).
     bool KeepsState() const
     {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -212,6 +213,15 @@ enum class Arrival
     SkipOmit,  ///< a skipped round that leaves its sender out of this round
 };
 
+/// A random sparsifier's parameters as its codec read them: `k` elements (0: `ratio` of
+/// them), and whether the decoder rescales by d / k.
+struct RandomSupport
+{
+    double ratio = 0.0;
+    uint64_t k = 0;
+    bool scale = true;
+};
+
 /**
  * Encodes a model update into a byte payload and decodes it back.
  *
@@ -317,6 +327,13 @@ class Codec
     virtual bool BiasedError() const
     {
         return false;
+    }
+
+    /// A random sparsifier's parameters (random_k's), for a scheme that draws the same kind of
+    /// support itself (secure aggregation's common support); nullopt for any other codec.
+    virtual std::optional<RandomSupport> RandomSupportParameters() const
+    {
+        return std::nullopt;
     }
 
     /// Whether MakeAggregator() is the codec's own rule rather than the weighted mean (sign's

@@ -151,6 +151,11 @@ class RandomKCodec : public RegisteredCodec
         return !m_scale;
     }
 
+    std::optional<RandomSupport> RandomSupportParameters() const override
+    {
+        return RandomSupport{m_keep.Ratio(), m_keep.K(), m_scale};
+    }
+
     RandomKCodec(const CodecArgs& args, KeepCount keep, bool scale)
         : RegisteredCodec(args)
         , m_keep(keep)

@@ -22,6 +22,16 @@ class KeepCount
     /// (so 0 for an empty tensor).
     uint64_t For(uint64_t size) const;
 
+    /// The parameters as read: `ratio`, used when `K()` is 0.
+    double Ratio() const
+    {
+        return m_ratio;
+    }
+    uint64_t K() const
+    {
+        return m_k;
+    }
+
   private:
     KeepCount(double ratio, uint64_t k)
         : m_ratio(ratio)

@@ -242,5 +242,42 @@ TEST(SecAggRound, ARoundWithNobodyTakesItsTimeoutAndFails)
     EXPECT_GE(w.host.now - startedAt, 5'000);
 }
 
+// Which codecs compose with the masks follows their registry rows (CodecTraits::maskedSum)
+// and what the spec's codec does with its parameters, not their names.
+TEST(SecAggComposition, FollowsTheCodecsDeclaredTraitsAndParameters)
+{
+    auto compose = [](const nlohmann::json& json, std::string& why) {
+        return secagg::Compose(CodecSpec::Parse(json, "compression.uplink"), why);
+    };
+    std::string why;
+    EXPECT_EQ(compose({{"type", "none"}}, why), secagg::Composition::Dense);
+    EXPECT_EQ(compose({{"type", "qsgd"}, {"levels", 16}}, why), secagg::Composition::Dense);
+    EXPECT_EQ(compose({{"type", "sign"}}, why), secagg::Composition::Dense);
+    EXPECT_EQ(secagg::Compose(CodecSpec(), why), secagg::Composition::Dense);
+
+    EXPECT_FALSE(compose({{"type", "sign"}, {"aggregation", "majority_vote"}}, why));
+    EXPECT_NE(why.find("own aggregation"), std::string::npos) << why;
+    EXPECT_FALSE(compose({{"type", "top_k"}, {"ratio", 0.1}}, why));
+    EXPECT_NE(why.find("common support"), std::string::npos) << why;
+    EXPECT_FALSE(compose({{"type", "power_sgd"}, {"rank", 2}}, why));
+    EXPECT_NE(why.find("server step"), std::string::npos) << why;
+    EXPECT_FALSE(compose({{"type", "error_feedback"}, {"base", {{"type", "none"}}}}, why));
+    EXPECT_NE(why.find("(composed: none, fp16, random_k, quantization, qsgd, sign)"),
+              std::string::npos)
+        << why;
+
+    const CodecSpec ratio =
+        CodecSpec::Parse({{"type", "random_k"}, {"ratio", 0.3}, {"scale", false}},
+                         "compression.uplink");
+    EXPECT_EQ(secagg::Compose(ratio, why), secagg::Composition::RandomK);
+    bool scale = true;
+    EXPECT_EQ(secagg::RandomKCount(ratio, 9, scale), 3u); // the nearest of 2.7 elements
+    EXPECT_FALSE(scale);
+    const CodecSpec k = CodecSpec::Parse({{"type", "random_k"}, {"k", 7}}, "compression.uplink");
+    EXPECT_EQ(secagg::RandomKCount(k, 100, scale), 7u);
+    EXPECT_TRUE(scale);
+    EXPECT_EQ(secagg::RandomKCount(k, 5, scale), 5u);
+}
+
 } // namespace
 } // namespace fedran::test

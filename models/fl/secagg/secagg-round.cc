@@ -10,41 +10,61 @@
 namespace fedran::secagg
 {
 
+namespace
+{
+
+/// The codec types secure aggregation composes with, from their traits.
+std::string
+ComposedTypes()
+{
+    std::string names;
+    for (const std::string& type : CodecTypeNames())
+    {
+        const MaskedSum sum = CodecTypeTraits(type).maskedSum;
+        if (sum == MaskedSum::Dense || sum == MaskedSum::SharedRandom)
+        {
+            names += (names.empty() ? "" : ", ") + type;
+        }
+    }
+    return names;
+}
+
+} // namespace
+
 std::optional<Composition>
 Compose(const CodecSpec& uplink, std::string& why)
 {
-    const std::string type = uplink.Empty() ? "none" : uplink.Type();
-    if (type == "random_k")
-    {
-        return Composition::RandomK;
-    }
-    if (type == "none" || type == "fp16" || type == "quantization" || type == "qsgd")
+    if (uplink.Empty())
     {
         return Composition::Dense;
     }
-    if (type == "sign")
+    const std::string& type = uplink.Type();
+    switch (uplink.Traits().maskedSum)
     {
-        if (uplink.BringsAggregator())
-        {
-            why = "sign's majority vote needs each site's signs, not their sum";
+        case MaskedSum::SharedRandom:
+            return Composition::RandomK;
+        case MaskedSum::Dense:
+            if (uplink.BringsAggregator())
+            {
+                why = type + "'s own aggregation needs each site's payload, not their sum";
+                return std::nullopt;
+            }
+            return Composition::Dense;
+        case MaskedSum::OwnSupport:
+            why = type + " keeps a support of each site's own, and masks cancel only on a common "
+                         "support (masking the values alone reveals the indices; masking the union "
+                         "makes the update dense again)";
             return std::nullopt;
-        }
-        return Composition::Dense;
+        case MaskedSum::NotComposed:
+            break;
     }
-    if (type == "top_k" || type == "threshold" || type == "dgc")
-    {
-        why = type + " keeps a support of each site's own, and masks cancel only on a common "
-                     "support (masking the values alone reveals the indices; masking the union "
-                     "makes the update dense again)";
-    }
-    else if (uplink.TwoExchanges())
+    if (uplink.TwoExchanges())
     {
         why = type + " combines its payloads in a server step of its own";
     }
     else
     {
-        why = type + " is not composed with secure aggregation (composed: none, fp16, "
-                     "quantization, qsgd, sign with aggregation mean, random_k)";
+        why = type + " is not composed with secure aggregation (composed: " + ComposedTypes() + ")";
     }
     return std::nullopt;
 }
@@ -52,18 +72,11 @@ Compose(const CodecSpec& uplink, std::string& why)
 uint64_t
 RandomKCount(const CodecSpec& uplink, uint64_t size, bool& scale)
 {
-    const nlohmann::json& spec = uplink.Json();
-    scale = !spec.contains("scale") || spec.at("scale").get<bool>();
-    uint64_t k = 0;
-    if (spec.contains("k"))
-    {
-        k = spec.at("k").get<uint64_t>();
-    }
-    else
-    {
-        const double ratio = spec.contains("ratio") ? spec.at("ratio").get<double>() : 0.01;
-        k = static_cast<uint64_t>(std::nearbyint(ratio * double(size)));
-    }
+    const RandomSupport& support = uplink.RandomSupportParameters().value();
+    scale = support.scale;
+    const uint64_t k = support.k != 0
+                           ? support.k
+                           : static_cast<uint64_t>(std::nearbyint(support.ratio * double(size)));
     return std::clamp<uint64_t>(k, 1, size);
 }
 
