@@ -42,6 +42,12 @@ Compose(const CodecSpec& uplink, std::string& why)
     switch (uplink.Traits().maskedSum)
     {
         case MaskedSum::SharedRandom:
+            if (!uplink.RandomSupportParameters())
+            {
+                why = type + " declares a shared random support but gives no parameters for it "
+                             "(Codec::RandomSupportParameters)";
+                return std::nullopt;
+            }
             return Composition::RandomK;
         case MaskedSum::Dense:
             if (uplink.BringsAggregator())
