@@ -59,6 +59,13 @@ struct MicroFlowSpec
     double ackDelayS = 0.0;    ///< receiver to sender for an ACK: propagation
     /// Σ 1 / rate over the hops an ACK crosses (s/bit): its serialisation, by its size.
     double ackSecondsPerBit = 0.0;
+    /// Its data crosses the reverse port (PortMicroSim::AddReversePort) and its ACKs the port.
+    bool reverse = false;
+    /// Where there is a port for its ACKs: the propagation and Σ 1 / rate of the hops an ACK
+    /// crosses before that port (the rest of ackDelayS and ackSecondsPerBit is after it, less
+    /// the port's own serialisation).
+    double ackToPortS = 0.0;
+    double ackToPortSecondsPerBit = 0.0;
     uint32_t cwnd = 10; ///< window at the start, segments (an open connection's)
     /// Slow-start threshold at the start, segments (an open connection's, as its last loss or
     /// HyStart exit left it; 0: none yet, slow start until a loss).
@@ -92,6 +99,7 @@ struct MicroTraceRow
         Ack,     ///< an ACK was processed
         Timeout, ///< the retransmission timer fired
         Drop,    ///< the port dropped one of the flow's segments
+        AckDrop, ///< a port dropped one of the flow's ACKs (seg: its cumulative ACK)
         SsExit   ///< HyStart ended slow start
     };
     double timeS = 0.0;

@@ -122,25 +122,79 @@ PortMicroSim::FeederNext(uint32_t id)
 }
 
 void
-PortMicroSim::PortNext()
+PortMicroSim::ScheduleArrival(double time, uint8_t port, const Packet& packet)
 {
-    if (m_portBusy || m_portHead >= m_port.size())
+    Event e{time,
+            m_order++,
+            EventType::PortArrive,
+            packet.flow,
+            packet.seg,
+            packet.sack,
+            packet.stamp};
+    e.port = port;
+    e.ack = packet.ack;
+    e.bytes = packet.bytes;
+    m_events.push(e);
+}
+
+uint8_t
+PortMicroSim::DataPort(const Flow& flow)
+{
+    return flow.spec.reverse ? 1 : 0;
+}
+
+void
+PortMicroSim::PortArrive(const Event& e)
+{
+    Port& port = m_ports[e.port];
+    const Packet packet{e.flow, e.seg, e.stamp, e.extra, e.ack, e.bytes};
+    if (!port.busy)
     {
-        if (m_portHead > 4096 && m_portHead * 2 > m_port.size())
+        port.fifo.push_back(packet);
+        PortNext(e.port);
+    }
+    else if (port.fifo.size() - port.head - 1 < port.buffer)
+    {
+        port.fifo.push_back(packet);
+    }
+    else if (e.ack)
+    {
+        ++m_ackDrops; // drop-tail: an ACK is a packet like any other
+        Trace(e.flow, MicroTraceRow::Event::AckDrop, e.seg);
+    }
+    else
+    {
+        ++m_drops; // drop-tail: the buffer is full
+        Trace(e.flow, MicroTraceRow::Event::Drop, e.seg);
+    }
+}
+
+void
+PortMicroSim::PortNext(uint8_t id)
+{
+    Port& port = m_ports[id];
+    if (port.busy || port.head >= port.fifo.size())
+    {
+        if (port.head > 4096 && port.head * 2 > port.fifo.size())
         {
-            m_port.erase(m_port.begin(), m_port.begin() + static_cast<std::ptrdiff_t>(m_portHead));
-            m_portHead = 0;
+            port.fifo.erase(port.fifo.begin(),
+                            port.fifo.begin() + static_cast<std::ptrdiff_t>(port.head));
+            port.head = 0;
         }
         return;
     }
-    const Packet& packet = m_port[m_portHead];
-    m_portBusy = true;
-    Schedule(m_now + WireBytes(m_flows[packet.flow], packet.seg) * 8.0 / m_capacityBps,
-             EventType::PortDone,
-             0,
-             0,
-             0,
-             0.0);
+    const Packet& packet = port.fifo[port.head];
+    port.busy = true;
+    const uint64_t bytes = packet.ack ? packet.bytes : WireBytes(m_flows[packet.flow], packet.seg);
+    Event done{m_now + bytes * 8.0 / port.capacityBps,
+               m_order++,
+               EventType::PortDone,
+               packet.flow,
+               0,
+               0,
+               0.0};
+    done.port = id;
+    m_events.push(done);
 }
 
 void
@@ -228,6 +282,16 @@ PortMicroSim::SendAck(uint32_t f, int64_t sackSeg)
         return (n + 3) / 4 * 4;
     };
     const uint32_t ackBytes = m_tcp.headerBytes - pad(tsBytes) + pad(tsBytes + sackBytes);
+    const uint8_t ackPort = DataPort(flow) == 0 ? 1 : 0;
+    if (ackPort < m_ports.size())
+    {
+        // Through the other direction's FIFO, behind the data sent that way.
+        ScheduleArrival(
+            m_now + flow.spec.ackToPortS + ackBytes * 8.0 * flow.spec.ackToPortSecondsPerBit,
+            ackPort,
+            Packet{f, flow.expected, flow.tsEcho, m_tcp.sack ? sackSeg : -1, true, ackBytes});
+        return;
+    }
     Schedule(m_now + flow.spec.ackDelayS + ackBytes * 8.0 * flow.spec.ackSecondsPerBit,
              EventType::Ack,
              f,

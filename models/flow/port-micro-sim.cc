@@ -25,14 +25,24 @@ PortCanOverflow(double capacityBps,
 }
 
 PortMicroSim::PortMicroSim(double capacityBps, uint32_t bufferPackets, const MicroTcpSettings& tcp)
-    : m_capacityBps(capacityBps)
-    , m_buffer(bufferPackets)
-    , m_tcp(tcp)
+    : m_tcp(tcp)
 {
     if (!(capacityBps > 0.0))
     {
         throw std::invalid_argument("PortMicroSim: the port needs a capacity above 0");
     }
+    m_ports.push_back(Port{capacityBps, bufferPackets, {}, 0, false});
+}
+
+void
+PortMicroSim::AddReversePort(double capacityBps, uint32_t bufferPackets)
+{
+    if (!(capacityBps > 0.0) || m_ports.size() > 1 || !m_flows.empty())
+    {
+        throw std::invalid_argument("PortMicroSim: one reverse port, with a capacity above 0, "
+                                    "before any flow");
+    }
+    m_ports.push_back(Port{capacityBps, bufferPackets, {}, 0, false});
 }
 
 uint32_t
@@ -47,10 +57,11 @@ PortMicroSim::AddFeeder(double rateBps)
 uint32_t
 PortMicroSim::AddFlow(const MicroFlowSpec& spec)
 {
-    if (spec.payloadBytes == 0 || spec.feeder >= m_feeders.size() || spec.startS < m_now)
+    if (spec.payloadBytes == 0 || spec.feeder >= m_feeders.size() || spec.startS < m_now ||
+        (spec.reverse && m_ports.size() < 2))
     {
-        throw std::invalid_argument("PortMicroSim: a flow needs bytes, a feeder and a start "
-                                    "no earlier than now");
+        throw std::invalid_argument("PortMicroSim: a flow needs bytes, a feeder, a start "
+                                    "no earlier than now, and a reverse port if it uses one");
     }
     Flow flow;
     flow.spec = spec;
@@ -165,41 +176,43 @@ PortMicroSim::Handle(const Event& e)
             Feeder& feeder = m_feeders[e.seg];
             const Packet packet = feeder.queue[feeder.head++];
             feeder.busy = false;
-            Schedule(m_now + m_flows[packet.flow].spec.toPortS,
-                     EventType::PortArrive,
-                     packet.flow,
-                     packet.seg,
-                     0,
-                     packet.stamp);
+            const Flow& flow = m_flows[packet.flow];
+            ScheduleArrival(m_now + flow.spec.toPortS, DataPort(flow), packet);
             FeederNext(e.seg);
             break;
         }
         case EventType::PortArrive:
-            if (!m_portBusy)
+            PortArrive(e);
+            break;
+        case EventType::PortDone: {
+            Port& port = m_ports[e.port];
+            const Packet packet = port.fifo[port.head++];
+            port.busy = false;
+            const MicroFlowSpec& spec = m_flows[packet.flow].spec;
+            if (packet.ack)
             {
-                m_port.push_back(Packet{e.flow, e.seg, e.stamp});
-                PortNext();
-            }
-            else if (m_port.size() - m_portHead - 1 < m_buffer)
-            {
-                m_port.push_back(Packet{e.flow, e.seg, e.stamp});
+                // The rest of the way back, after the port's own serialisation.
+                const double afterS = spec.ackDelayS - spec.ackToPortS;
+                const double afterSecondsPerBit = std::max(
+                    0.0,
+                    spec.ackSecondsPerBit - spec.ackToPortSecondsPerBit - 1.0 / port.capacityBps);
+                Schedule(m_now + afterS + packet.bytes * 8.0 * afterSecondsPerBit,
+                         EventType::Ack,
+                         packet.flow,
+                         packet.seg,
+                         packet.sack,
+                         packet.stamp);
             }
             else
             {
-                ++m_drops; // drop-tail: the buffer is full
-                Trace(e.flow, MicroTraceRow::Event::Drop, e.seg);
+                Schedule(m_now + spec.fromPortS,
+                         EventType::Receive,
+                         packet.flow,
+                         packet.seg,
+                         0,
+                         packet.stamp);
             }
-            break;
-        case EventType::PortDone: {
-            const Packet packet = m_port[m_portHead++];
-            m_portBusy = false;
-            Schedule(m_now + m_flows[packet.flow].spec.fromPortS,
-                     EventType::Receive,
-                     packet.flow,
-                     packet.seg,
-                     0,
-                     packet.stamp);
-            PortNext();
+            PortNext(e.port);
             break;
         }
         case EventType::Receive:
@@ -240,7 +253,8 @@ PortMicroSim::Trace(uint32_t f, MicroTraceRow::Event event, uint32_t seg)
     row.rtoS = flow.rto;
     row.srttS = flow.srtt;
     row.pipe = flow.pipe;
-    row.queue = static_cast<uint32_t>(m_port.size() - m_portHead - (m_portBusy ? 1 : 0));
+    const Port& port = m_ports[DataPort(flow)];
+    row.queue = static_cast<uint32_t>(port.fifo.size() - port.head - (port.busy ? 1 : 0));
     m_trace->push_back(row);
 }
 

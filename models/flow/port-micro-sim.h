@@ -27,9 +27,11 @@
 // Around the port a flow is reduced to what its packets meet elsewhere: a feeder (the first
 // hop out of the sending host, whose queue never drops; flows from one host share it), a
 // fixed delay from the feeder to the port and from the port to the receiver, and a fixed
-// delay for its ACKs plus their serialisation by size (an ACK with SACK blocks is longer),
-// but ACKs do not queue behind other traffic and are never lost. Nothing here draws at
-// random: the order of simultaneous events is the order they were scheduled in.
+// delay for its ACKs plus their serialisation by size (an ACK with SACK blocks is longer).
+// ACKs queue behind other traffic, and are lost, only at the same link's other direction when
+// it is a drop-tail port too (AddReversePort): flows sent that way (MicroFlowSpec::reverse)
+// fill it with their data while this port's ACKs cross it. Nothing here draws at random: the
+// order of simultaneous events is the order they were scheduled in.
 // Parameters are read from the TCP configuration by the caller, never fitted.
 
 #include "models/flow/micro-tcp.h"
@@ -64,6 +66,15 @@ class PortMicroSim
     /// A drop-tail FIFO of `bufferPackets` in front of a line of `capacityBps` (the packet on
     /// the line is not counted in the buffer).
     PortMicroSim(double capacityBps, uint32_t bufferPackets, const MicroTcpSettings& tcp);
+
+    /// The drop-tail FIFO of the same link's other direction (`capacityBps`, `bufferPackets`):
+    /// the ACKs of the port's flows queue there behind the data of flows sent the other way
+    /// (MicroFlowSpec::reverse), and are lost when it is full, as in ns-3.
+    void AddReversePort(double capacityBps, uint32_t bufferPackets);
+    bool HasReversePort() const
+    {
+        return m_ports.size() > 1;
+    }
 
     /// A host's first hop of `rateBps`, with an unlimited queue. Returns its id.
     uint32_t AddFeeder(double rateBps);
@@ -101,10 +112,15 @@ class PortMicroSim
     {
         m_trace = rows;
     }
-    /// Packets the port dropped so far.
+    /// Data packets the ports dropped so far.
     uint64_t Drops() const
     {
         return m_drops;
+    }
+    /// ACKs the ports dropped so far.
+    uint64_t AckDrops() const
+    {
+        return m_ackDrops;
     }
 
   private:
@@ -125,9 +141,12 @@ class PortMicroSim
         uint64_t order;
         EventType type;
         uint32_t flow;
-        uint32_t seg;  ///< segment, or the cumulative ACK
-        int64_t extra; ///< SACKed segment of an ACK (-1 none), or a timer's generation
-        double stamp;  ///< the send time a segment carries / an ACK echoes
+        uint32_t seg;       ///< segment, or the cumulative ACK
+        int64_t extra;      ///< SACKed segment of an ACK (-1 none), or a timer's generation
+        double stamp;       ///< the send time a segment carries / an ACK echoes
+        uint8_t port = 0;   ///< PortArrive, PortDone: which port
+        bool ack = false;   ///< PortArrive: the packet is an ACK
+        uint32_t bytes = 0; ///< PortArrive of an ACK: its size on the wire
         bool operator>(const Event& o) const
         {
             return time > o.time || (time == o.time && order > o.order);
@@ -136,8 +155,20 @@ class PortMicroSim
     struct Packet
     {
         uint32_t flow;
-        uint32_t seg;
+        uint32_t seg; ///< segment, or an ACK's cumulative ACK
         double stamp;
+        int64_t sack = -1;  ///< an ACK's SACKed segment
+        bool ack = false;   ///< an ACK crossing the port its flow's data does not
+        uint32_t bytes = 0; ///< an ACK's size on the wire (a segment's is WireBytes)
+    };
+    /// A drop-tail FIFO in front of a line.
+    struct Port
+    {
+        double capacityBps;
+        uint32_t buffer;
+        std::vector<Packet> fifo; ///< from `head`; the first is on the line when busy
+        size_t head = 0;
+        bool busy = false;
     };
     enum SegState : uint8_t
     {
@@ -223,12 +254,17 @@ class PortMicroSim
                   uint32_t seg,
                   int64_t extra,
                   double stamp);
+    void ScheduleArrival(double time, uint8_t port, const Packet& packet);
+    /// The port a flow's data crosses (0, or 1 when it is sent the reverse way), and the one
+    /// its ACKs cross.
+    static uint8_t DataPort(const Flow& flow);
+    void PortArrive(const Event& e);
     void Handle(const Event& e);
     void StartFlow(uint32_t f);
     void SendWhatTheWindowAllows(uint32_t f);
     void Transmit(uint32_t f, uint32_t seg);
     void FeederNext(uint32_t feeder);
-    void PortNext();
+    void PortNext(uint8_t port);
     void Receive(uint32_t f, uint32_t seg, double stamp);
     void SendAck(uint32_t f, int64_t sackSeg);
     void OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp);
@@ -250,18 +286,15 @@ class PortMicroSim
     static double TimestampMs(double timeS);
     void Trace(uint32_t f, MicroTraceRow::Event event, uint32_t seg);
 
-    double m_capacityBps;
-    uint32_t m_buffer;
     MicroTcpSettings m_tcp;
     double m_now = 0.0;
     uint64_t m_order = 0;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> m_events;
     std::vector<Feeder> m_feeders;
     std::vector<Flow> m_flows;
-    std::vector<Packet> m_port; ///< FIFO from m_portHead; the first is on the line when busy
-    size_t m_portHead = 0;
-    bool m_portBusy = false;
+    std::vector<Port> m_ports; ///< the port, and the reverse port if there is one
     uint64_t m_drops = 0;
+    uint64_t m_ackDrops = 0;
     size_t m_active = 0;
     std::vector<MicroTraceRow>* m_trace = nullptr;
 };

@@ -420,5 +420,60 @@ TEST(PortMicroSim, IncastRoundEndAcrossPhaseVariants)
     EXPECT_LT(last.back(), 2.61);
 }
 
+// The link's other direction as a second drop-tail port: a flow's ACK that meets it full is
+// lost, as in ns-3, and the sender waits out its retransmission timeout (hub-30's first round
+// in docs/flow-validation.md). Forward flow A: two segments, window 1, through a port of 1 ms
+// per packet. Reverse flow B: three segments at once into the reverse port (10 ms per
+// packet, two places): B0 on the line until 10 ms, B1 and B2 fill the buffer. A0 is received
+// at 1 ms and acknowledged at once (a new connection), and its ACK reaches the reverse port
+// at 1 ms: full, dropped. A's timer (RTO 1 s, the minimum) fires at 1.0 s; A0 goes again, its
+// ACK (54 bytes) crosses the idle reverse port, A1 follows: A is done at 1.0 s + 1 ms + the
+// ACK's 0.36 ms + 1 ms.
+// Without B the same A is done in a few milliseconds, no timeout.
+TEST(PortMicroSim, AnAckLostAtAFullReversePortCostsTheSenderItsTimeout)
+{
+    constexpr double kTenMsPerPacket = 1502 * 8 / 10e-3;
+    auto run = [](bool reverseLoad, uint32_t& timeouts, uint64_t& ackDrops) {
+        MicroTcpSettings tcp;
+        PortMicroSim sim(kOneMsPerPacket, 100, tcp);
+        sim.AddReversePort(kTenMsPerPacket, 2);
+        MicroFlowSpec a;
+        a.payloadBytes = 2 * 1448;
+        a.feeder = sim.AddFeeder(0.0);
+        a.cwnd = 1;
+        a.srttS = 0.010;
+        a.newConnection = true;
+        a.ackSecondsPerBit = 1.0 / kTenMsPerPacket; // the reverse port's line only
+        const uint32_t fa = sim.AddFlow(a);
+        if (reverseLoad)
+        {
+            MicroFlowSpec b;
+            b.payloadBytes = 3 * 1448;
+            b.feeder = sim.AddFeeder(0.0);
+            b.cwnd = 3;
+            b.srttS = 0.050;
+            b.reverse = true;
+            b.ackSecondsPerBit = 1.0 / kOneMsPerPacket;
+            sim.AddFlow(b);
+        }
+        sim.RunUntil(10.0);
+        EXPECT_EQ(sim.Active(), 0u);
+        EXPECT_EQ(sim.Drops(), 0u);
+        timeouts = sim.Result(fa).timeouts;
+        ackDrops = sim.AckDrops();
+        return sim.Result(fa).finishS;
+    };
+    uint32_t timeouts = 0;
+    uint64_t ackDrops = 0;
+    const double alone = run(false, timeouts, ackDrops);
+    EXPECT_LT(alone, 0.01);
+    EXPECT_EQ(timeouts, 0u);
+    EXPECT_EQ(ackDrops, 0u);
+    const double behindB = run(true, timeouts, ackDrops);
+    EXPECT_NEAR(behindB, 1.0 + 0.001 + 54 * 8 / kTenMsPerPacket + 0.001, 1e-12);
+    EXPECT_EQ(timeouts, 1u);
+    EXPECT_EQ(ackDrops, 1u);
+}
+
 } // namespace
 } // namespace fedran

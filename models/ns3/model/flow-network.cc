@@ -249,14 +249,18 @@ FlowNetwork::Enter(uint64_t handle)
     for (uint32_t l : transfer.path)
     {
         // A port that began to overflow during this transfer's slow start: it joins there.
-        const uint32_t f = FluidLink(l, transfer.direction);
-        if (m_episodes.count(f) != 0)
+        const auto covered = Covering(FluidLink(l, transfer.direction));
+        if (covered)
         {
             for (uint32_t k : transfer.path)
             {
                 --m_starting[FluidLink(k, transfer.direction)];
             }
-            JoinEpisode(f, handle, transfer.payloadBytes, transfer.startCwnd);
+            JoinEpisode(covered->first,
+                        covered->second,
+                        handle,
+                        transfer.payloadBytes,
+                        transfer.startCwnd);
             return;
         }
     }

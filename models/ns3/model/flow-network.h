@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -102,7 +103,7 @@ class FlowNetwork : public TransportLinkCounters
         EventId enter; ///< the end of slow start's idle time
         bool inFluid = false;
         fedran::FluidNetwork::FlowId flow = 0;
-        int64_t episode = -1;      ///< the port (fluid link) whose micro-simulation it is in
+        int64_t episode = -1;      ///< the episode (its port's fluid link) it is in
         uint64_t episodeBytes = 0; ///< payload handed to the micro-simulation
     };
 
@@ -134,7 +135,9 @@ class FlowNetwork : public TransportLinkCounters
     uint32_t FirstHop(const Transfer& transfer) const;
     double FeedRate(const Transfer& transfer, uint32_t port) const;
     void RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64_t>& rest);
-    void JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, uint64_t cwnd);
+    /// The episode whose ports include `port`, and whether it is that episode's reverse port.
+    std::optional<std::pair<uint32_t, bool>> Covering(uint32_t port) const;
+    void JoinEpisode(uint32_t key, bool reverse, uint64_t handle, uint64_t bytes, uint64_t cwnd);
     void StepEpisode(uint32_t port);
     void ScheduleEpisode(uint32_t port);
     double Now() const;
@@ -156,7 +159,7 @@ class FlowNetwork : public TransportLinkCounters
     bool m_resolvePending = false;
     fedran::MicroTcpSettings m_micro;
     bool m_microOn = false;
-    std::map<uint32_t, Episode> m_episodes; ///< per fluid link with an overflowing port
+    std::map<uint32_t, Episode> m_episodes; ///< per overflowing port (fluid link), see Covering
     uint64_t m_microTransfers = 0;
     bool m_warnedCapacity = false;
 };

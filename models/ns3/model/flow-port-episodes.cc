@@ -9,8 +9,11 @@
 //   over the transfers starting and those already on it (two at least). A port that can overflow
 //   starts an episode: the starting transfers, those in the fluid on it (with the bytes they have
 //   left and the window they reached) and those still in their modelled slow start join it.
-// - While an episode runs, every transfer whose path crosses its port joins it when it
-//   starts: it meets the queue the others built, as in ns-3.
+// - The same link's other direction, if it is a drop-tail port too, is the episode's reverse
+//   port: the episode's ACKs cross it, behind the data of the transfers sent that way, which
+//   join the episode there, and are lost when it is full (hub-30's late downloads in ns-3).
+// - While an episode runs, every transfer whose path crosses one of its ports joins it when
+//   it starts: it meets the queue the others built, as in ns-3.
 // - A transfer in an episode is not in the fluid model: its load on the other links of its
 //   path is not seen by the fluid flows there, and the episode does not see theirs; capacity
 //   changes of the port or the feeders during an episode are not applied to it (stderr says
@@ -164,14 +167,15 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
         bool joined = false;
         for (uint32_t l : t.path)
         {
-            const uint32_t f = FluidLink(l, t.direction);
-            if (m_episodes.count(f) != 0)
+            const std::optional<std::pair<uint32_t, bool>> covered =
+                Covering(FluidLink(l, t.direction));
+            if (covered)
             {
                 for (uint32_t k : t.path)
                 {
                     --m_starting[FluidLink(k, t.direction)];
                 }
-                JoinEpisode(f, handle, t.payloadBytes, t.startCwnd);
+                JoinEpisode(covered->first, covered->second, handle, t.payloadBytes, t.startCwnd);
                 joined = true;
                 break;
             }
@@ -235,14 +239,27 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
         rest.assign(pending.begin(), pending.end());
         return;
     }
+    // One episode per link: a port whose link's other direction has one already joins it as
+    // its reverse port, where the episode's ACKs queue (and may be lost) behind its data.
+    std::map<uint32_t, std::pair<uint32_t, bool>> newPorts; // port -> (episode, reverse)
     for (uint32_t f : ports)
     {
+        if (m_episodes.count(f ^ 1U) != 0)
+        {
+            continue; // made in this loop with f as its reverse port
+        }
         Episode& episode = m_episodes[f];
         episode.sim =
             std::make_unique<fedran::PortMicroSim>(m_fluid.Capacity(f), buffer(f), m_micro);
+        newPorts[f] = {f, false};
+        if (buffer(f ^ 1U) > 0)
+        {
+            episode.sim->AddReversePort(m_fluid.Capacity(f ^ 1U), buffer(f ^ 1U));
+            newPorts[f ^ 1U] = {f, true};
+        }
         episode.sim->RunUntil(Now());
     }
-    // Every transfer crossing a new episode's port joins it (at its slowest such port).
+    // Every transfer crossing a new episode's ports joins it (at its slowest such port).
     for (auto& [handle, t] : m_transfers)
     {
         if (t.episode >= 0)
@@ -253,7 +270,7 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
         for (uint32_t l : t.path)
         {
             const uint32_t f = FluidLink(l, t.direction);
-            if (std::find(ports.begin(), ports.end(), f) != ports.end() &&
+            if (newPorts.count(f) != 0 &&
                 (port < 0 || m_fluid.Capacity(f) < m_fluid.Capacity(static_cast<uint32_t>(port))))
             {
                 port = f;
@@ -263,6 +280,7 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
         {
             continue;
         }
+        const auto [key, reverse] = newPorts.at(static_cast<uint32_t>(port));
         if (t.inFluid)
         {
             // What it sent in the fluid stays counted there; the rest crosses the port.
@@ -280,7 +298,8 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
             const uint64_t sentSegments = static_cast<uint64_t>(
                 std::floor(sent / std::max(1.0, t.wireBits) *
                            static_cast<double>(fedran::Segments(t.payloadBytes, m_tcp))));
-            JoinEpisode(static_cast<uint32_t>(port),
+            JoinEpisode(key,
+                        reverse,
                         handle,
                         std::max<uint64_t>(1, left),
                         t.startCwnd + sentSegments);
@@ -294,15 +313,36 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
             --m_starting[FluidLink(l, t.direction)];
         }
         pending.erase(handle);
-        JoinEpisode(static_cast<uint32_t>(port), handle, t.payloadBytes, t.startCwnd);
+        JoinEpisode(key, reverse, handle, t.payloadBytes, t.startCwnd);
     }
     rest.assign(pending.begin(), pending.end());
 }
 
-void
-FlowNetwork::JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, uint64_t cwnd)
+std::optional<std::pair<uint32_t, bool>>
+FlowNetwork::Covering(uint32_t port) const
 {
-    Episode& episode = m_episodes.at(port);
+    if (m_episodes.count(port) != 0)
+    {
+        return std::make_pair(port, false);
+    }
+    const auto other = m_episodes.find(port ^ 1U);
+    if (other != m_episodes.end() && other->second.sim->HasReversePort())
+    {
+        return std::make_pair(port ^ 1U, true);
+    }
+    return std::nullopt;
+}
+
+void
+FlowNetwork::JoinEpisode(uint32_t key,
+                         bool reverse,
+                         uint64_t handle,
+                         uint64_t payloadBytes,
+                         uint64_t cwnd)
+{
+    Episode& episode = m_episodes.at(key);
+    // The port its data crosses; its ACKs cross the link's other direction.
+    const uint32_t port = reverse ? key ^ 1U : key;
     Transfer& t = m_transfers.at(handle);
     episode.sim->RunUntil(Now());
     const std::vector<fedran::PathHop> hops = Hops(t.path, t.direction);
@@ -343,9 +383,28 @@ FlowNetwork::JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, 
     // ACKs cross the same links the other way, serialised at each one's reverse rate.
     const LinkDirection back =
         t.direction == LinkDirection::Uplink ? LinkDirection::Downlink : LinkDirection::Uplink;
-    for (const fedran::PathHop& hop : Hops(t.path, back))
+    std::vector<fedran::PathHop> ackHops = Hops(t.path, back);
+    for (const fedran::PathHop& hop : ackHops)
     {
         spec.ackSecondsPerBit += hop.capacityBps > 0.0 ? 1.0 / hop.capacityBps : 0.0;
+    }
+    spec.reverse = reverse;
+    if (reverse || episode.sim->HasReversePort())
+    {
+        // The hops an ACK crosses before the port it queues at (the same link, the other way),
+        // in the order it crosses them: from the receiver back to the sender.
+        std::vector<uint32_t> ackLinks(t.path.begin(), t.path.end());
+        if (back == LinkDirection::Downlink)
+        {
+            std::reverse(ackLinks.begin(), ackLinks.end());
+            std::reverse(ackHops.begin(), ackHops.end());
+        }
+        for (size_t i = 0; i < ackLinks.size() && ackLinks[i] != port / 2; ++i)
+        {
+            spec.ackToPortS += ackHops[i].delayS;
+            spec.ackToPortSecondsPerBit +=
+                ackHops[i].capacityBps > 0.0 ? 1.0 / ackHops[i].capacityBps : 0.0;
+        }
     }
     const uint32_t first = travel.front().first;
     auto feeder = episode.feederOf.find(first);
@@ -361,10 +420,10 @@ FlowNetwork::JoinEpisode(uint32_t port, uint64_t handle, uint64_t payloadBytes, 
     const uint32_t id = episode.sim->AddFlow(spec);
     episode.handles.resize(id + 1, 0);
     episode.handles[id] = handle;
-    t.episode = port;
+    t.episode = key;
     t.episodeBytes = payloadBytes;
     ++m_microTransfers;
-    ScheduleEpisode(port);
+    ScheduleEpisode(key);
 }
 
 void
