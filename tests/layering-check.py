@@ -15,6 +15,8 @@ import pathlib
 import re
 import sys
 
+import source_check
+
 # library -> the libraries it may include (besides itself)
 ALLOWED = {
     "compression": set(),
@@ -85,7 +87,6 @@ def check(root: pathlib.Path):
 
 def self_test() -> int:
     """The check finds each kind of problem in a small tree made for it."""
-    import tempfile
     bad = {
         "models/learning/a.h": '#include "models/ns3/model/b.h"\n',
         "models/fl/c.cc": "#include <ns3/simulator.h>\n",
@@ -93,30 +94,14 @@ def self_test() -> int:
         "models/elsewhere/f.h": "",
         "models/fl/ok.cc": '#include "models/learning/g.h"\n#include "compression/codec.h"\n',
     }
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, text in bad.items():
-            path = pathlib.Path(tmp) / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-        problems, _ = check(pathlib.Path(tmp))
     expected = ["models/learning/a.h:1", "models/fl/c.cc:1", "simulator/d.cc:1",
                 "models/elsewhere/f.h"]
-    missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
-    extra = [p for p in problems if not any(p.startswith(e) for e in expected)]
-    print("\n".join(problems))
-    print(f"self-test: missing {missing}, unexpected {extra}")
-    return 1 if missing or extra else 0
+    return source_check.self_test(check, bad, expected, lambda p, e: p.startswith(e))
 
 
 def main() -> int:
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
-    problems, files = check(root)
-    for problem in problems:
-        print(problem)
-    print(f"layering: {len(problems)} problem(s) in {files} files")
-    return 1 if problems else 0
+    return source_check.main(check, self_test,
+                             lambda count, files: f"layering: {count} problem(s) in {files} files")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ grown past the limit is split along its responsibilities (docs/architecture.md, 
 import pathlib
 import sys
 
+import source_check
+
 LIMIT = 600
 SKIP = ("build", ".git")
 
@@ -51,7 +53,6 @@ def check(root: pathlib.Path):
 
 def self_test() -> int:
     """The check counts a .cc with its header, a lone header, and nothing it should not."""
-    import tempfile
     tree = {
         "models/fl/big.cc": 400, "models/fl/big.h": 201,         # 601: too long
         "compression/kernels/k.cc": 500, "compression/internal/k.h": 101,  # 601 across folders
@@ -60,31 +61,17 @@ def self_test() -> int:
         "tests/a/t.cc": 400, "tests/b/t.cc": 400,                  # two sources, not a unit
         "build/huge.cc": 5000,                                     # build trees are skipped
     }
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, lines in tree.items():
-            path = pathlib.Path(tmp) / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("x\n" * lines)
-        problems, _ = check(pathlib.Path(tmp))
     expected = ["models/fl/big.cc 400 + models/fl/big.h 201",
                 "compression/kernels/k.cc 500 + compression/internal/k.h 101",
                 "simulator/lone.h"]
-    missing = [e for e in expected if not any(p.endswith(e) for p in problems)]
-    extra = [p for p in problems if not any(p.endswith(e) for e in expected)]
-    print("\n".join(problems))
-    print(f"self-test: missing {missing}, unexpected {extra}")
-    return 1 if missing or extra else 0
+    return source_check.self_test(check, {name: "x\n" * lines for name, lines in tree.items()},
+                                  expected, lambda p, e: p.endswith(e))
 
 
 def main() -> int:
-    if sys.argv[1:] == ["--self-test"]:
-        return self_test()
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
-    problems, files = check(root)
-    for problem in problems:
-        print(problem)
-    print(f"unit size: {len(problems)} unit(s) over {LIMIT} lines in {files} files")
-    return 1 if problems else 0
+    return source_check.main(
+        check, self_test,
+        lambda count, files: f"unit size: {count} unit(s) over {LIMIT} lines in {files} files")
 
 
 if __name__ == "__main__":
