@@ -186,15 +186,13 @@ PortMicroSim::PortNext(uint8_t id)
     const Packet& packet = port.fifo[port.head];
     port.busy = true;
     const uint64_t bytes = packet.ack ? packet.bytes : WireBytes(m_flows[packet.flow], packet.seg);
-    Event done{m_now + bytes * 8.0 / port.capacityBps,
-               m_order++,
-               EventType::PortDone,
-               packet.flow,
-               0,
-               0,
-               0.0};
-    done.port = id;
-    m_events.push(done);
+    Schedule(m_now + bytes * 8.0 / port.capacityBps,
+             EventType::PortDone,
+             packet.flow,
+             0,
+             0,
+             0.0,
+             id);
 }
 
 void

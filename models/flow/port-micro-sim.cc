@@ -99,9 +99,12 @@ PortMicroSim::Schedule(double time,
                        uint32_t flow,
                        uint32_t seg,
                        int64_t extra,
-                       double stamp)
+                       double stamp,
+                       uint8_t port)
 {
-    m_events.push(Event{time, m_order++, type, flow, seg, extra, stamp});
+    Event e{time, m_order++, type, flow, seg, extra, stamp};
+    e.port = port;
+    m_events.push(e);
 }
 
 void

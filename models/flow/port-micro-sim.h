@@ -253,7 +253,8 @@ class PortMicroSim
                   uint32_t flow,
                   uint32_t seg,
                   int64_t extra,
-                  double stamp);
+                  double stamp,
+                  uint8_t port = 0);
     void ScheduleArrival(double time, uint8_t port, const Packet& packet);
     /// The port a flow's data crosses (0, or 1 when it is sent the reverse way), and the one
     /// its ACKs cross.

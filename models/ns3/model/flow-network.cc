@@ -246,23 +246,9 @@ void
 FlowNetwork::Enter(uint64_t handle)
 {
     Transfer& transfer = m_transfers.at(handle);
-    for (uint32_t l : transfer.path)
+    if (JoinCoveringEpisode(handle))
     {
-        // A port that began to overflow during this transfer's slow start: it joins there.
-        const auto covered = Covering(FluidLink(l, transfer.direction));
-        if (covered)
-        {
-            for (uint32_t k : transfer.path)
-            {
-                --m_starting[FluidLink(k, transfer.direction)];
-            }
-            JoinEpisode(covered->first,
-                        covered->second,
-                        handle,
-                        transfer.payloadBytes,
-                        transfer.startCwnd);
-            return;
-        }
+        return; // a port that began to overflow during its slow start
     }
     std::vector<fedran::FluidNetwork::LinkId> links;
     for (uint32_t l : transfer.path)

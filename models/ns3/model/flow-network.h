@@ -137,6 +137,9 @@ class FlowNetwork : public TransportLinkCounters
     void RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64_t>& rest);
     /// The episode whose ports include `port`, and whether it is that episode's reverse port.
     std::optional<std::pair<uint32_t, bool>> Covering(uint32_t port) const;
+    /// Joins the transfer, in its slow start or starting, to an episode covering a port of its
+    /// path (one still running); false if none does.
+    bool JoinCoveringEpisode(uint64_t handle);
     void JoinEpisode(uint32_t key, bool reverse, uint64_t handle, uint64_t bytes, uint64_t cwnd);
     void StepEpisode(uint32_t port);
     void ScheduleEpisode(uint32_t port);

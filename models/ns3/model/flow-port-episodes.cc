@@ -164,23 +164,7 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
             continue; // cancelled at once
         }
         Transfer& t = it->second;
-        bool joined = false;
-        for (uint32_t l : t.path)
-        {
-            const std::optional<std::pair<uint32_t, bool>> covered =
-                Covering(FluidLink(l, t.direction));
-            if (covered)
-            {
-                for (uint32_t k : t.path)
-                {
-                    --m_starting[FluidLink(k, t.direction)];
-                }
-                JoinEpisode(covered->first, covered->second, handle, t.payloadBytes, t.startCwnd);
-                joined = true;
-                break;
-            }
-        }
-        if (!joined)
+        if (!JoinCoveringEpisode(handle))
         {
             pending.insert(handle);
             add(t, t.payloadBytes);
@@ -318,6 +302,27 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
     rest.assign(pending.begin(), pending.end());
 }
 
+bool
+FlowNetwork::JoinCoveringEpisode(uint64_t handle)
+{
+    const Transfer& t = m_transfers.at(handle);
+    for (uint32_t l : t.path)
+    {
+        const std::optional<std::pair<uint32_t, bool>> covered =
+            Covering(FluidLink(l, t.direction));
+        if (covered)
+        {
+            for (uint32_t k : t.path)
+            {
+                --m_starting[FluidLink(k, t.direction)];
+            }
+            JoinEpisode(covered->first, covered->second, handle, t.payloadBytes, t.startCwnd);
+            return true;
+        }
+    }
+    return false;
+}
+
 std::optional<std::pair<uint32_t, bool>>
 FlowNetwork::Covering(uint32_t port) const
 {
@@ -389,7 +394,7 @@ FlowNetwork::JoinEpisode(uint32_t key,
         spec.ackSecondsPerBit += hop.capacityBps > 0.0 ? 1.0 / hop.capacityBps : 0.0;
     }
     spec.reverse = reverse;
-    if (reverse || episode.sim->HasReversePort())
+    if (episode.sim->HasReversePort())
     {
         // The hops an ACK crosses before the port it queues at (the same link, the other way),
         // in the order it crosses them: from the receiver back to the sender.
