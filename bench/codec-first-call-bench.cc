@@ -7,7 +7,10 @@
 //            new too) and times only its first Encode, or a fresh decoder's first Decode: what
 //            a client's first round, or `fedran codec`, sees. Model-sized state (an
 //            error-feedback residual, DGC's momentum and accumulation) is allocated inside the
-//            timed call, as it is there. The decode output is allocated and written once
+//            timed call, as it is there; FirstEncode/<codec>_consuming hands the codec a copy
+//            of the update instead (Codec::EncodeConsuming, made before the clock starts), as
+//            a client does, so such state can start in the update's memory. The decode
+//            output is allocated and written once
 //            before timing, as `fedran codec` and the server's reused buffers do.
 //   Steady*  one codec across iterations (after one untimed call), as a client in later
 //            rounds.
@@ -118,8 +121,10 @@ OnFreshThread(Work work)
     thread.join();
 }
 
+/// `consuming`: the codec gets a copy of the update through Codec::EncodeConsuming, as a
+/// client hands over the update its training just wrote; the copy is made before the clock.
 void
-FirstEncode(benchmark::State& state, const json& spec)
+FirstEncode(benchmark::State& state, const json& spec, bool consuming)
 {
     const std::vector<float>& x = Update();
     size_t payloadBytes = 0;
@@ -132,7 +137,16 @@ FirstEncode(benchmark::State& state, const json& spec)
             codec->BeginRound(1);
             Rng rng(2, 0);
             std::vector<uint8_t> payload;
-            seconds = times.Time([&] { codec->Encode(Layout(), x, rng, payload); });
+            if (consuming)
+            {
+                std::vector<float> update = x;
+                seconds = times.Time(
+                    [&] { codec->EncodeConsuming(Layout(), std::move(update), rng, payload); });
+            }
+            else
+            {
+                seconds = times.Time([&] { codec->Encode(Layout(), x, rng, payload); });
+            }
             benchmark::DoNotOptimize(payload.data());
             payloadBytes = payload.size();
         });
@@ -207,7 +221,11 @@ SteadyDecode(benchmark::State& state, const json& spec)
 const json kTopK1 = {{"type", "top_k"}, {"ratio", 0.01}};
 
 #define FEDRAN_CODEC_BENCH(name, spec)                                          \
-    BENCHMARK_CAPTURE(FirstEncode, name, spec)                                  \
+    BENCHMARK_CAPTURE(FirstEncode, name, spec, false)                           \
+        ->UseManualTime()                                                       \
+        ->Iterations(3)                                                         \
+        ->Unit(benchmark::kMillisecond);                                        \
+    BENCHMARK_CAPTURE(FirstEncode, name##_consuming, spec, true)                \
         ->UseManualTime()                                                       \
         ->Iterations(3)                                                         \
         ->Unit(benchmark::kMillisecond);                                        \

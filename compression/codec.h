@@ -245,6 +245,19 @@ class Codec
                         Rng& rng,
                         std::vector<uint8_t>& out) = 0;
 
+    /// Encode for a caller that has no further use for `update`: the same payload and state
+    /// as Encode, but a codec that starts model-sized state from the update (error feedback's
+    /// residual, DGC's momentum, on their first call) may keep the vector's memory for it
+    /// instead of writing new memory. `update` is left valid with unspecified contents. The
+    /// default calls Encode.
+    virtual void EncodeConsuming(const TensorLayout& layout,
+                                 std::vector<float>&& update,
+                                 Rng& rng,
+                                 std::vector<uint8_t>& out)
+    {
+        Encode(layout, update, rng, out);
+    }
+
     /// Decodes `payload` into `out` (layout.TotalSize() floats). Throws DecodeError and never
     /// reads outside `payload`.
     virtual void Decode(const TensorLayout& layout,

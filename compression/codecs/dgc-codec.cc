@@ -93,10 +93,9 @@ DgcCodec::PrepareRoundState(size_t size)
 {
     if (m_momentum.size() != size)
     {
-        // Unset memory that stands for zeros (large-buffer.h); v will be u.
+        // Unset memory that stands for zeros (large-buffer.h).
         m_momentum.resize(size);
-        LargeBuffer<float>().swap(m_accumulation);
-        m_accumulationInMomentum = true;
+        StartFromZero();
         return MomentumStep::Before::Zero;
     }
     if (m_accumulationInMomentum)
@@ -106,6 +105,14 @@ DgcCodec::PrepareRoundState(size_t size)
         return MomentumStep::Before::VIsU;
     }
     return MomentumStep::Before::Separate;
+}
+
+void
+DgcCodec::StartFromZero()
+{
+    // v = 0 + u is u bit for bit (MomentumStep::Before::Zero).
+    m_accumulation.Release();
+    m_accumulationInMomentum = true;
 }
 
 void
@@ -241,6 +248,26 @@ DgcCodec::Encode(const TensorLayout& layout,
 
     const MomentumStep::Before before = PrepareRoundState(update.size());
     SelectAndWrite(layout, m_round, 1.0f, rng, out, update, before);
+}
+
+void
+DgcCodec::EncodeConsuming(const TensorLayout& layout,
+                          std::vector<float>&& update,
+                          Rng& rng,
+                          std::vector<uint8_t>& out)
+{
+    if (m_config.perStep || m_momentum.size() == update.size())
+    {
+        Encode(layout, update, rng, out);
+        return;
+    }
+    CheckUpdateSize(layout, update.size(), Name());
+    ResolveRatios(layout);
+    // u = scale * g + 0 is formed where g is, each element read before it is written: no new
+    // memory for the state.
+    m_momentum.Adopt(std::move(update));
+    StartFromZero();
+    SelectAndWrite(layout, m_round, 1.0f, rng, out, m_momentum, MomentumStep::Before::Zero);
 }
 
 void

@@ -20,17 +20,43 @@ ErrorFeedbackCodec::Encode(const TensorLayout& layout,
                            std::vector<uint8_t>& out)
 {
     CheckUpdateSize(layout, update.size(), Name());
-    const size_t n = update.size();
     // The residual buffer first holds p, the vector actually compressed, and then p - D(C(p)):
     // one model-sized array of state, and scratch only for a base that is not sparse.
-    // e = 0 (the first Encode, or another layout): p = g + beta * 0 is g + 0.0f, as beta is
-    // finite. Computed as such (it turns -0.0 into +0.0), without reading a zeroed buffer:
-    // resize() leaves the new memory unset (large-buffer.h).
-    const bool fresh = m_residual.size() != n;
+    const bool fresh = m_residual.size() != update.size();
     if (fresh)
     {
-        m_residual.resize(n);
+        m_residual.resize(update.size());
     }
+    EncodeInResidual(layout, update, fresh, rng, out);
+}
+
+void
+ErrorFeedbackCodec::EncodeConsuming(const TensorLayout& layout,
+                                    std::vector<float>&& update,
+                                    Rng& rng,
+                                    std::vector<uint8_t>& out)
+{
+    CheckUpdateSize(layout, update.size(), Name());
+    if (m_residual.size() == update.size())
+    {
+        Encode(layout, update, rng, out);
+        return;
+    }
+    // p = g + 0 is formed where g is: no new memory for the state.
+    m_residual.Adopt(std::move(update));
+    EncodeInResidual(layout, m_residual, true, rng, out);
+}
+
+void
+ErrorFeedbackCodec::EncodeInResidual(const TensorLayout& layout,
+                                     std::span<const float> update,
+                                     bool fresh,
+                                     Rng& rng,
+                                     std::vector<uint8_t>& out)
+{
+    // e = 0 (fresh: the first Encode, or another layout): p = g + beta * 0 is g + 0.0f, as
+    // beta is finite. Computed as such (it turns -0.0 into +0.0), without reading a zeroed
+    // buffer: new memory is left unset (large-buffer.h).
     const Compensation compensation{update, m_beta, fresh};
     const size_t start = out.size();
     if (auto* compensating = dynamic_cast<CompensatingEncoder*>(&Base()))
@@ -40,7 +66,7 @@ ErrorFeedbackCodec::Encode(const TensorLayout& layout,
     }
     else
     {
-        compensation.Apply(m_residual, 0, n);
+        compensation.Apply(m_residual, 0, update.size());
         Base().Encode(layout, m_residual, rng, out);
     }
     SubtractPayload(layout, std::span<const uint8_t>(out).subspan(start));

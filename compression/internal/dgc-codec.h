@@ -57,9 +57,9 @@
 // Decoding is stateless: ReadSparse per tensor, then ExpectEnd.
 
 #include "compression/internal/codecs.h"
-#include "compression/internal/large-buffer.h"
 #include "compression/internal/magnitude-filter.h"
 #include "compression/internal/sparsity-warmup.h"
+#include "compression/internal/state-buffer.h"
 
 #include <map>
 #include <optional>
@@ -103,6 +103,12 @@ class DgcCodec final
                 std::span<const float> update,
                 Rng& rng,
                 std::vector<uint8_t>& out) override;
+
+    /// Encode; in mode round, a first call (or another layout) forms u in `update`'s memory.
+    void EncodeConsuming(const TensorLayout& layout,
+                         std::vector<float>&& update,
+                         Rng& rng,
+                         std::vector<uint8_t>& out) override;
 
     void Decode(const TensorLayout& layout,
                 std::span<const uint8_t> payload,
@@ -164,6 +170,8 @@ class DgcCodec final
     /// Mode round: sizes u and v for this round's step over `size` floats and says what they
     /// held before it (a layout of another size starts again from zero).
     MomentumStep::Before PrepareRoundState(size_t size);
+    /// u and v start from zero; v lives in u's buffer.
+    void StartFromZero();
     /// Selects, writes and masks every tensor of v; values are written times `valueScale`.
     /// Mode round passes the update and what u and v held before it: each tensor's u and v
     /// are formed in the pass that collects its candidates (SelectDgcStepped).
@@ -187,8 +195,8 @@ class DgcCodec final
     uint64_t m_examplesSeen = 0;
     uint32_t m_epoch = 0;
     bool m_trained = false;
-    LargeBuffer<float> m_momentum;
-    LargeBuffer<float> m_accumulation;
+    StateBuffer m_momentum;
+    StateBuffer m_accumulation;
     // Mode round: after a first round, v equals u bit for bit (both s * g, masked at the same
     // positions), so v lives in u's buffer and its own is allocated only when the next round
     // makes them differ: half the state for a client that is selected once, and one model-sized

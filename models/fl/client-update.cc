@@ -109,10 +109,12 @@ ClientSession::TrainAndEncode(uint32_t round)
     }
     else
     {
-        m_codecs.UpdateEncoder().Encode(m_task->model->Layout(),
-                                        result.update,
-                                        m_codecRng,
-                                        payload);
+        // The update is not read again: a codec may keep its memory as state.
+        encoded.record.rawBytes = result.update.size() * sizeof(float);
+        m_codecs.UpdateEncoder().EncodeConsuming(m_task->model->Layout(),
+                                                 std::move(result.update),
+                                                 m_codecRng,
+                                                 payload);
         AppendReports(payload, unclipped, SelectionReportsLoss());
         if (m_device.profile)
         {

@@ -62,7 +62,9 @@ class CodecRoundTrip
 
     /// Round 1 of the encoder: `input` of `layout` encoded with the client's codec stream
     /// seeded with `seed` (a two-exchange server's too), and with `decode` the server's
-    /// result. The encoder keeps its state (a second call is its second update).
+    /// result. The encoder keeps its state (a second call is its second update). The encoder
+    /// gets a copy of `input` through Codec::EncodeConsuming, as a client hands over its
+    /// update; the copy is made before the encode's clock starts.
     RoundTrip Run(const TensorLayout& layout,
                   std::span<const float> input,
                   uint64_t seed,
