@@ -44,22 +44,6 @@
 namespace fedran
 {
 
-/**
- * Whether flows can overflow a drop-tail port of `bufferPackets` on a line of `capacityBps`
- * (section 7 of the reference note on fluid TCP under contention: N * IW * 2^k > B + BDP):
- * the hosts feeding it can send faster than the line (`feederBps`, the sum over distinct
- * feeders: below the line's rate no queue builds whatever the windows), and the windows the
- * flows can reach (`windowSegments`, each flow's min(message, socket buffer) in segments: a
- * loss-based TCP grows until a loss or the message's end) exceed what the buffer and the
- * path (bandwidth-delay product at `rttS`) hold.
- */
-bool PortCanOverflow(double capacityBps,
-                     uint32_t bufferPackets,
-                     double rttS,
-                     double feederBps,
-                     uint64_t windowSegments,
-                     const MicroTcpSettings& tcp);
-
 class PortMicroSim
 {
   public:

@@ -164,7 +164,8 @@ BackhaulHelper::BackhaulHelper(const BackhaulSpec& spec)
                                 m_coreLink.get(),
                                 nullptr,
                                 m_spec.coreQueue == "fifo" ? m_spec.coreQueuePackets + 1 : 0,
-                                0});
+                                0,
+                                HostQueuePackets(clients.size())});
     const uint32_t routerFifo = m_spec.routerQueue == "fifo" ? m_spec.routerQueuePackets : 0;
 
     std::vector<int32_t> clientHub;

@@ -14,9 +14,6 @@
 namespace ns3
 {
 
-namespace
-{
-
 /**
  * Packets an end host's queue may hold: the send buffers of all its TCP connections, and at
  * least a Linux txqueuelen (1000). A Linux host never drops its own TCP packets: TCP small
@@ -43,8 +40,6 @@ HostQueuePackets(uint32_t connections)
     const uint64_t perConnection = segment > 0 ? (sndBuf + segment - 1) / segment : 0;
     return static_cast<uint32_t>(std::max<uint64_t>(1000, connections * perConnection));
 }
-
-} // namespace
 
 /**
  * Queues: router and hub ports buffer as network.router.queue says (InstallRouterQueue; by

@@ -14,6 +14,9 @@
 namespace ns3
 {
 
+/// Packets an end host's queue holds with `connections` TCP connections (backhaul-queues.cc).
+uint32_t HostQueuePackets(uint32_t connections);
+
 /// An end host's port: a pfifo_fast that holds the send buffers of its `hostConnections` TCP
 /// connections (at least a Linux txqueuelen), because CoDel would drop TCP's window at the
 /// sender itself.

@@ -134,6 +134,13 @@ class FlowNetwork : public TransportLinkCounters
     // flow-port-episodes.cc
     uint32_t FirstHop(const Transfer& transfer) const;
     double FeedRate(const Transfer& transfer, uint32_t port) const;
+    /// The fluid links a transfer's data crosses, in the order it crosses them.
+    std::vector<uint32_t> Travel(const Transfer& transfer) const;
+    /// What the links after a port carry away of its flows' data: `beyond` holds each flow's
+    /// links after the port (from `depth` on), in order.
+    double DrainBps(const std::vector<std::vector<uint32_t>>& beyond, size_t depth) const;
+    /// The slowest link any of them crosses after the port.
+    double SlowestBeyond(const std::vector<std::vector<uint32_t>>& beyond) const;
     void RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64_t>& rest);
     /// The episode whose ports include `port`, and whether it is that episode's reverse port.
     std::optional<std::pair<uint32_t, bool>> Covering(uint32_t port) const;

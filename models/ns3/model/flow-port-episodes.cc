@@ -1,4 +1,4 @@
-// FlowNetwork at drop-tail ports that overflow: the transfers crossing such a port leave the
+// FlowNetwork at ports that overflow or order: the transfers crossing such a port leave the
 // fluid model for a packet-level micro-simulation of that port (models/flow/port-micro-sim.h)
 // until the last of them is through. docs/flow-validation.md measures it against ns-3.
 //
@@ -9,6 +9,10 @@
 //   over the transfers starting and those already on it (two at least). A port that can overflow
 //   starts an episode: the starting transfers, those in the fluid on it (with the bytes they have
 //   left and the window they reached) and those still in their modelled slow start join it.
+// - The server's own queue where it sends the downlink (TransportLink::downHostQueuePackets)
+//   never overflows, but ns-3's TCP pushes each window into it: where the server's link is
+//   the downloads' bottleneck (PortQueuesAsBottleneck, and no download slower after it than
+//   its share there) it starts an episode too, and the downloads leave in its FIFO's order.
 // - The same link's other direction, if it is a drop-tail port too, is the episode's reverse
 //   port: the episode's ACKs cross it, behind the data of the transfers sent that way, which
 //   join the episode there, and are lost when it is full (hub-30's late downloads in ns-3).
@@ -19,6 +23,7 @@
 //   changes of the port or the feeders during an episode are not applied to it (stderr says
 //   so once per run).
 
+#include "models/flow/port-trigger.h"
 #include "models/ns3/model/flow-network.h"
 
 #include <ns3/simulator.h>
@@ -103,6 +108,58 @@ FlowNetwork::FeedRate(const Transfer& transfer, uint32_t port) const
     return rate;
 }
 
+std::vector<uint32_t>
+FlowNetwork::Travel(const Transfer& transfer) const
+{
+    // Paths run from the client up to the server.
+    std::vector<uint32_t> travel;
+    for (uint32_t l : transfer.path)
+    {
+        travel.push_back(FluidLink(l, transfer.direction));
+    }
+    if (transfer.direction == LinkDirection::Downlink)
+    {
+        std::reverse(travel.begin(), travel.end());
+    }
+    return travel;
+}
+
+double
+FlowNetwork::DrainBps(const std::vector<std::vector<uint32_t>>& beyond, size_t depth) const
+{
+    // In a tree the paths branch after the port: per next link, the lesser of its capacity
+    // and what its branches carry. A path that ends there carries anything.
+    std::map<uint32_t, std::vector<std::vector<uint32_t>>> next;
+    for (const std::vector<uint32_t>& path : beyond)
+    {
+        if (depth >= path.size())
+        {
+            return std::numeric_limits<double>::infinity();
+        }
+        next[path[depth]].push_back(path);
+    }
+    double bps = 0.0;
+    for (const auto& [link, paths] : next)
+    {
+        bps += std::min(m_fluid.Capacity(link), DrainBps(paths, depth + 1));
+    }
+    return bps;
+}
+
+double
+FlowNetwork::SlowestBeyond(const std::vector<std::vector<uint32_t>>& beyond) const
+{
+    double bps = std::numeric_limits<double>::infinity();
+    for (const std::vector<uint32_t>& path : beyond)
+    {
+        for (uint32_t f : path)
+        {
+            bps = std::min(bps, m_fluid.Capacity(f));
+        }
+    }
+    return bps;
+}
+
 void
 FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64_t>& rest)
 {
@@ -119,8 +176,15 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
     // or hub's port toward a site or hub), as the topology states them. An uplink port's flows
     // are fed by their sites' links; a download port's by the server's queue at its share of
     // the slowest hop above the port (FeedRate).
-    auto buffer = [&](uint32_t f) {
+    auto dropTail = [&](uint32_t f) {
         return f % 2 == 0 ? m_links[f / 2].upDropTailPackets : m_links[f / 2].downDropTailPackets;
+    };
+    // The server's own queue where it sends the downlink: it never overflows, but it is a FIFO.
+    auto hostQueue = [&](uint32_t f) {
+        return f % 2 == 0 ? 0U : m_links[f / 2].downHostQueuePackets;
+    };
+    auto buffer = [&](uint32_t f) {
+        return dropTail(f) > 0 ? dropTail(f) : hostQueue(f);
     };
     struct Load
     {
@@ -128,19 +192,23 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
         uint32_t flows = 0;
         uint64_t windows = 0;
         double rtt = std::numeric_limits<double>::infinity();
+        /// Per flow, the links its data crosses after the port, in order.
+        std::vector<std::vector<uint32_t>> beyond;
     };
     std::map<uint32_t, Load> loads;
     std::map<std::pair<uint32_t, uint32_t>, double> feedOf;
     std::set<uint64_t> pending;
     auto add = [&](const Transfer& t, uint64_t payloadBytes) {
-        for (uint32_t l : t.path)
+        const std::vector<uint32_t> travel = Travel(t);
+        for (size_t k = 0; k < travel.size(); ++k)
         {
-            const uint32_t f = FluidLink(l, t.direction);
+            const uint32_t f = travel[k];
             if (buffer(f) == 0)
             {
                 continue;
             }
             Load& load = loads[f];
+            load.beyond.emplace_back(travel.begin() + k + 1, travel.end());
             const uint32_t first = FirstHop(t);
             // Every download of a port shares one feeder (the server's link), whose rate
             // counts the transfers on it: computed once per port and host.
@@ -208,12 +276,23 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
         }
         // Incast needs two flows at least: one flow alone keeps the fluid model, validated
         // alone on a hop (shared-hop-1; docs/flow-validation.md).
-        if (load.flows >= 2 && fedran::PortCanOverflow(m_fluid.Capacity(f),
-                                                       buffer(f),
-                                                       load.rtt,
-                                                       feederBps,
-                                                       load.windows,
-                                                       m_micro))
+        const bool overflows = dropTail(f) > 0 && fedran::PortCanOverflow(m_fluid.Capacity(f),
+                                                                          buffer(f),
+                                                                          load.rtt,
+                                                                          feederBps,
+                                                                          load.windows,
+                                                                          m_micro);
+        // The server's queue orders its downloads where its link is their bottleneck: for
+        // all of them together, and for each (its fair share there is below the slowest link
+        // after it, which the episode would not see).
+        const double share = m_fluid.Capacity(f) / load.flows;
+        const bool orders = dropTail(f) == 0 && SlowestBeyond(load.beyond) >= share &&
+                            fedran::PortQueuesAsBottleneck(m_fluid.Capacity(f),
+                                                           load.rtt,
+                                                           DrainBps(load.beyond, 0),
+                                                           load.windows,
+                                                           m_micro);
+        if (load.flows >= 2 && (overflows || orders))
         {
             ports.push_back(f);
         }
@@ -236,9 +315,9 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
         episode.sim =
             std::make_unique<fedran::PortMicroSim>(m_fluid.Capacity(f), buffer(f), m_micro);
         newPorts[f] = {f, false};
-        if (buffer(f ^ 1U) > 0)
+        if (dropTail(f ^ 1U) > 0)
         {
-            episode.sim->AddReversePort(m_fluid.Capacity(f ^ 1U), buffer(f ^ 1U));
+            episode.sim->AddReversePort(m_fluid.Capacity(f ^ 1U), dropTail(f ^ 1U));
             newPorts[f ^ 1U] = {f, true};
         }
         episode.sim->RunUntil(Now());

@@ -26,6 +26,10 @@ struct TransportLink
     /// drop-tail port, e.g. an end host's queue, which never drops, or RED / FQ-CoDel).
     uint32_t upDropTailPackets = 0;
     uint32_t downDropTailPackets = 0;
+    /// Packets the server's own queue holds where it sends the downlink (0: not the server's
+    /// link). It never overflows (HostQueuePackets), but ns-3's TCP pushes each window into
+    /// it, so when the link is the downloads' bottleneck they leave in the FIFO's order.
+    uint32_t downHostQueuePackets = 0;
 };
 
 /// Endpoint ids of clients without a node of their own (a stated link,
