@@ -3,6 +3,32 @@
 namespace fedran
 {
 
+namespace
+{
+
+/// Whether windows of `windowSegments` exceed what `bufferPackets` and the path hold on a
+/// line of `capacityBps` (0 without one), with traffic arriving at `arrivalBps` (the hosts
+/// feeding it, or what the links after it drain): a queue builds only if the arrival is faster
+/// than the line.
+bool
+WindowsExceed(double capacityBps,
+              double arrivalBps,
+              double rttS,
+              double bufferPackets,
+              uint64_t windowSegments,
+              const MicroTcpSettings& tcp)
+{
+    if (!(capacityBps > 0.0) || !(arrivalBps > capacityBps))
+    {
+        return false;
+    }
+    const double packetBits = (tcp.mss + tcp.headerBytes) * 8.0;
+    const double bdp = capacityBps * rttS / packetBits;
+    return static_cast<double>(windowSegments) > bufferPackets + bdp;
+}
+
+} // namespace
+
 bool
 PortCanOverflow(double capacityBps,
                 uint32_t bufferPackets,
@@ -11,13 +37,7 @@ PortCanOverflow(double capacityBps,
                 uint64_t windowSegments,
                 const MicroTcpSettings& tcp)
 {
-    if (!(capacityBps > 0.0) || !(feederBps > capacityBps))
-    {
-        return false;
-    }
-    const double packetBits = (tcp.mss + tcp.headerBytes) * 8.0;
-    const double bdp = capacityBps * rttS / packetBits;
-    return static_cast<double>(windowSegments) > bufferPackets + bdp;
+    return WindowsExceed(capacityBps, feederBps, rttS, bufferPackets, windowSegments, tcp);
 }
 
 bool
@@ -27,12 +47,7 @@ PortQueuesAsBottleneck(double capacityBps,
                        uint64_t windowSegments,
                        const MicroTcpSettings& tcp)
 {
-    if (!(capacityBps > 0.0) || !(drainBps > capacityBps))
-    {
-        return false;
-    }
-    const double packetBits = (tcp.mss + tcp.headerBytes) * 8.0;
-    return static_cast<double>(windowSegments) > capacityBps * rttS / packetBits;
+    return WindowsExceed(capacityBps, drainBps, rttS, 0.0, windowSegments, tcp);
 }
 
 } // namespace fedran
