@@ -192,7 +192,8 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
         uint32_t flows = 0;
         uint64_t windows = 0;
         double rtt = std::numeric_limits<double>::infinity();
-        /// Per flow, the links its data crosses after the port, in order.
+        /// Per flow, the links its data crosses after the port, in order (the server's
+        /// queue only).
         std::vector<std::vector<uint32_t>> beyond;
     };
     std::map<uint32_t, Load> loads;
@@ -208,7 +209,11 @@ FlowNetwork::RouteToPorts(const std::vector<uint64_t>& batch, std::vector<uint64
                 continue;
             }
             Load& load = loads[f];
-            load.beyond.emplace_back(travel.begin() + k + 1, travel.end());
+            if (dropTail(f) == 0)
+            {
+                // Only the server's queue asks what the links after it drain.
+                load.beyond.emplace_back(travel.begin() + k + 1, travel.end());
+            }
             const uint32_t first = FirstHop(t);
             // Every download of a port shares one feeder (the server's link), whose rate
             // counts the transfers on it: computed once per port and host.
