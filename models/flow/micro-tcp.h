@@ -48,6 +48,14 @@ struct MicroTcpSettings
     double cubicDeltaS = 0.010;
 };
 
+/// What a connection's TCP remembers of the path's RTT between its messages, which only a port
+/// micro-simulation reads and sets (the fluid model takes no RTT samples).
+struct MicroRttMemory
+{
+    float srttS = 0.0F;   ///< TcpSocketBase's smoothed estimate (0: only the handshake's yet)
+    float minRttS = 0.0F; ///< TcpCubic's m_delayMin (0: none, as after a timeout)
+};
+
 /// One flow through the port.
 struct MicroFlowSpec
 {
@@ -71,6 +79,8 @@ struct MicroFlowSpec
     /// HyStart exit left it; 0: none yet, slow start until a loss).
     uint32_t ssthresh = 0;
     double srttS = 0.0; ///< RTT estimate at the start (0: the path's base RTT)
+    /// CUBIC's minimum delay so far (TcpCubic's m_delayMin; 0: none, the first ACK sets it).
+    double minRttS = 0.0;
     /// The connection carries its first data: ns-3's receiver ACKs the first segment at once
     /// (m_delAckCount = m_delAckMaxCount after the handshake, "to speed up the connection").
     bool newConnection = false;
@@ -87,6 +97,8 @@ struct MicroFlowResult
     uint32_t retransmissions = 0;  ///< segments sent again
     uint32_t cwndAtFinish = 0;     ///< segments
     uint32_t ssthreshAtFinish = 0; ///< segments (0: none, the flow never left slow start)
+    double srttAtFinish = 0.0;     ///< the sender's RTT estimate
+    double minRttAtFinish = 0.0;   ///< CUBIC's minimum delay (0: none since a timeout)
 };
 
 /// One line of a micro-simulation's trace (PortMicroSim::SetTrace): a sender's state after an

@@ -3,6 +3,7 @@
 // scoreboard, lost marking, the pipe) and TcpPrrRecovery. See port-micro-sim.h.
 
 #include "models/flow/port-micro-sim.h"
+#include "models/flow/prr-send-count.h"
 
 #include <algorithm>
 #include <cmath>
@@ -72,7 +73,6 @@ PortMicroSim::EnterRecovery(uint32_t f)
     }
     flow.ssthresh = SsThresh(flow);
     flow.cwnd = flow.ssthresh;
-    flow.cwndCnt = 0;
     flow.prrDelivered = 0;
     flow.prrOut = 0;
     flow.recoverFs = flow.nextNew - flow.cumAck;
@@ -85,45 +85,44 @@ PortMicroSim::PrrUpdate(Flow& flow, uint32_t delivered, bool retransAcked)
     // ssthresh send ssthresh/RecoverFS of what is delivered; below it, what this ACK delivered
     // (one segment more, and at least what PRR is behind, only when the ACK covers
     // retransmitted data: m_isRetransDataAcked), never past ssthresh; at least one segment
-    // before anything was sent in recovery (the fast retransmit).
+    // before anything was sent in recovery (the fast retransmit). prr-send-count.h has
+    // ns-3's byte and uint32_t arithmetic.
     flow.prrDelivered += delivered;
-    const double pipe = flow.pipe;
-    int64_t sndcnt = 0;
-    if (pipe > flow.ssthresh)
-    {
-        sndcnt = static_cast<int64_t>(
-                     std::ceil(flow.prrDelivered * flow.ssthresh / std::max(1.0, flow.recoverFs))) -
-                 flow.prrOut;
-    }
-    else
-    {
-        const int64_t limit =
-            retransAcked ? std::max<int64_t>(static_cast<int64_t>(flow.prrDelivered) - flow.prrOut,
-                                             delivered) +
-                               1
-                         : static_cast<int64_t>(delivered);
-        sndcnt = std::min<int64_t>(limit, static_cast<int64_t>(flow.ssthresh - pipe));
-    }
-    sndcnt = std::max<int64_t>(sndcnt, flow.prrOut > 0 ? 0 : 1);
-    flow.cwnd = pipe + static_cast<double>(sndcnt);
+    PrrInput in;
+    in.prrDelivered = flow.prrDelivered;
+    in.prrOut = flow.prrOut;
+    in.recoverFs = flow.recoverFs;
+    in.ssthresh = flow.ssthresh;
+    in.pipe = flow.pipe;
+    in.delivered = delivered;
+    in.retransAcked = retransAcked;
+    in.mss = m_tcp.mss;
+    flow.cwnd = in.pipe + PrrSendCount(in);
 }
 
 void
 PortMicroSim::DoRetransmit(uint32_t f)
 {
-    // TcpSocketBase::DoRetransmit: the first segment marked lost and not sent again
-    // (NextSeg's rule 1), else the head again; whatever the window.
+    // TcpSocketBase::DoRetransmit, whatever the window: TcpTxBuffer::NextSeg's first segment
+    // marked lost and not sent again (rule 1), else new data (rule 2: a partial ACK with no
+    // hole known lost sends the next new segment), else the head again.
     Flow& flow = m_flows[f];
-    uint32_t seg = flow.cumAck;
     for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
     {
         if (flow.state[s] == Lost)
         {
-            seg = s;
-            break;
+            Transmit(f, s);
+            return;
         }
     }
-    Transmit(f, seg);
+    if (flow.nextNew < flow.segments && flow.nextNew - flow.cumAck < m_tcp.maxWindow)
+    {
+        const uint32_t seg = flow.nextNew++;
+        flow.sentAt[seg] = m_now;
+        Transmit(f, seg);
+        return;
+    }
+    Transmit(f, flow.cumAck);
 }
 
 void

@@ -248,7 +248,6 @@ PortMicroSim::OnRto(uint32_t f, uint32_t gen)
     flow.ca = CaState::Loss;
     flow.recoveryPoint = flow.nextNew;
     flow.cwnd = 1.0;
-    flow.cwndCnt = 0;
     flow.dupAcks = 0;
     // Everything not SACKed is lost, retransmissions included (RFC 6675 section 5.1).
     for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)

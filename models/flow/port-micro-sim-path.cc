@@ -246,6 +246,8 @@ PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
         flow.result.cwndAtFinish = static_cast<uint32_t>(flow.cwnd);
         flow.result.ssthreshAtFinish =
             flow.ssthresh < 1e9 ? static_cast<uint32_t>(std::max(1.0, flow.ssthresh)) : 0u;
+        flow.result.srttAtFinish = flow.srtt;
+        flow.result.minRttAtFinish = std::max(0.0, flow.delayMin);
         --m_active;
     }
     if (flow.outOfOrder > 0 || advanced > 1)

@@ -65,6 +65,10 @@ PortMicroSim::AddFlow(const MicroFlowSpec& spec)
     flow.rttvar = base / 2.0;
     flow.rto =
         std::max(flow.srtt + std::max(m_tcp.clockGranularityS, 4.0 * flow.rttvar), m_tcp.minRtoS);
+    if (spec.minRttS > 0.0)
+    {
+        flow.delayMin = spec.minRttS;
+    }
     if (spec.newConnection && m_tcp.delAckCount > 0)
     {
         flow.delAckPending = m_tcp.delAckCount - 1;

@@ -209,7 +209,7 @@ class PortMicroSim
         uint32_t rtoGen = 0;
         bool rtoArmed = false;
         // CUBIC.
-        uint32_t cwndCnt = 0;
+        uint32_t cwndCnt = 0; ///< TcpCubic::m_cWndCnt, which no loss or timeout resets
         double lastMaxCwnd = 0;
         double originPoint = 0;
         double bicK = 0;

@@ -113,7 +113,10 @@ SlowStart(uint64_t payloadBytes,
         std::max<uint64_t>(1, static_cast<uint64_t>(tcp.maxWindowBytes / tcp.mss));
     SlowStartResult result;
     uint64_t window = std::max<uint64_t>(1, std::min(cwnd, maxWindow));
-    result.cwndAfter = std::min(maxWindow, window + segments);
+    // ns-3's slow start counts acknowledged bytes (TcpCubic, TcpNewReno: whole segments of
+    // them, the rest carried in m_bytesAckedNotProcessed): a 28-byte message leaves the
+    // window as it was, a message of 550.3 segments grows it by 550.
+    result.cwndAfter = std::min(maxWindow, window + payloadBytes / tcp.mss);
     if (!(rateBps > 0.0) || !std::isfinite(rateBps))
     {
         return result;

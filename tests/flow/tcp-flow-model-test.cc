@@ -34,6 +34,10 @@ TEST(TcpFlowModel, SlowStartIdlesWhileAWindowIsShorterThanTheRtt)
     const SlowStartResult ss = SlowStart(1448 * 1000, 50e6, rtt, 10, tcp);
     EXPECT_NEAR(ss.idleS, 4 * rtt - 150 * segmentS, 1e-12);
     EXPECT_EQ(ss.cwndAfter, 1010u);
+    // ns-3 grows the window by whole acknowledged segments: a 28-byte message (a join) leaves
+    // it at 10, which the next message (an upload) starts from; 550.3 segments add 550.
+    EXPECT_EQ(SlowStart(28, 50e6, rtt, 10, tcp).cwndAfter, 10u);
+    EXPECT_EQ(SlowStart(796876, 50e6, rtt, 10, tcp).cwndAfter, 560u);
     // A window already open: no idle.
     EXPECT_DOUBLE_EQ(SlowStart(1448 * 1000, 50e6, rtt, 1010, tcp).idleS, 0.0);
     // A message of 25 segments: rounds of 10 (idle), then 15 left in the next window.

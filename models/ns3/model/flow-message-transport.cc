@@ -225,7 +225,23 @@ FlowMessageTransport::Send(uint64_t id, int side, std::vector<uint8_t> message)
     }
     Stream& stream = connection.stream[side];
     stream.queue.push_back({std::move(message), Simulator::Now()});
-    if (stream.transfer == 0)
+    if (stream.transfer != 0)
+    {
+        return;
+    }
+    if (m_delivering != 0 && m_delivering != id)
+    {
+        Simulator::Schedule(TimeStep(1), &FlowMessageTransport::StartDeferred, this, id, side);
+        return;
+    }
+    StartNext(id, side);
+}
+
+void
+FlowMessageTransport::StartDeferred(uint64_t id, int side)
+{
+    auto it = m_connections.find(id);
+    if (it != m_connections.end() && it->second.stream[side].transfer == 0)
     {
         StartNext(id, side);
     }
@@ -263,7 +279,8 @@ FlowMessageTransport::StartNext(uint64_t id, int side)
         [this, id, side, message, started](Time arrival, Time ack) {
             Sent(id, side, message, started, arrival, ack);
         },
-        &stream.ssthresh);
+        &stream.ssthresh,
+        &stream.rtt);
 }
 
 void
@@ -312,6 +329,8 @@ FlowMessageTransport::Arrive(uint64_t id,
     reassembler.Append(message->bytes);
     message->bytes.clear();
     Ptr<FlowMessageChannel> channel = connection.end[receiver];
+    const uint64_t outer = m_delivering;
+    m_delivering = id;
     try
     {
         while (auto frame = reassembler.Next())
@@ -320,15 +339,19 @@ FlowMessageTransport::Arrive(uint64_t id,
             channel->NotifyFrame(*frame, FrameReceipt{firstByte, Simulator::Now()});
             if (!m_connections.at(id).open[receiver])
             {
+                m_delivering = outer;
                 return;
             }
         }
     }
     catch (const fedran::FrameError& e)
     {
+        m_delivering = outer;
         Close(id, receiver);
         channel->NotifyError(std::string("bad frame: ") + e.what(), false);
+        return;
     }
+    m_delivering = outer;
 }
 
 void

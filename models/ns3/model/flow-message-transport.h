@@ -78,6 +78,7 @@ class FlowMessageTransport : public MessageTransport
         bool finPending = false;
         /// Segments (0: none yet), kept as TCP keeps it; only a port micro-simulation sets it.
         uint32_t ssthresh = 0;
+        fedran::MicroRttMemory rtt; ///< as TCP keeps it; only a port micro-simulation sets it
         fedran::FrameReassembler reassembler;
     };
 
@@ -102,6 +103,7 @@ class FlowMessageTransport : public MessageTransport
     void Close(uint64_t connection, int side);
     void Abort(uint64_t connection, int side);
     void StartNext(uint64_t connection, int side);
+    void StartDeferred(uint64_t connection, int side);
     void Sent(uint64_t connection,
               int side,
               std::shared_ptr<Message> message,
@@ -122,6 +124,11 @@ class FlowMessageTransport : public MessageTransport
     std::vector<Listener> m_listeners;
     std::map<uint64_t, Connection> m_connections;
     uint64_t m_nextConnection = 1;
+    /// The connection whose message the receiving app is handed now (0: none). ns-3's TCP
+    /// sends what an app hands it one time step later (TcpSocketBase::Send), except on the
+    /// socket that is processing a segment, which sends at once after it: the server's reply
+    /// to the message that completed a round leaves first.
+    uint64_t m_delivering = 0;
 };
 
 } // namespace ns3

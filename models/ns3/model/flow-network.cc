@@ -13,16 +13,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FlowNetwork");
 
-namespace
-{
-
-/// A SYN or SYN-ACK with ns-3's options (window scale, timestamps, SACK permitted) on the
-/// wire, and the handshake's final ACK.
-constexpr double kSynWireBytes = 58;
-constexpr double kAckWireBytes = 54;
-
-} // namespace
-
 FlowNetwork::FlowNetwork(const TransportTopology& topology, const fedran::TcpFlowSettings& tcp)
     : m_links(topology.links)
     , m_tcp(tcp)
@@ -164,7 +154,8 @@ FlowNetwork::Start(const Path& path,
                    uint64_t payloadBytes,
                    uint64_t* cwnd,
                    DoneCallback done,
-                   uint32_t* ssthresh)
+                   uint32_t* ssthresh,
+                   fedran::MicroRttMemory* rttMemory)
 {
     // Capacities are read again at every start: models without change notifications (lte)
     // are current where a flow begins.
@@ -194,7 +185,9 @@ FlowNetwork::Start(const Path& path,
     transfer.rtt = rtt;
     transfer.cwnd = cwnd;
     transfer.startCwnd = *cwnd;
+    transfer.startS = Now();
     transfer.ssthresh = ssthresh;
+    transfer.rttMemory = rttMemory;
     for (uint32_t l : path)
     {
         ++m_starting[FluidLink(l, direction)];
@@ -260,32 +253,6 @@ FlowNetwork::Enter(uint64_t handle)
     transfer.inFluid = true;
     m_handleOf[transfer.flow] = handle;
     ScheduleResolve();
-}
-
-void
-FlowNetwork::CountAcks(const Transfer& transfer, double fraction)
-{
-    const LinkDirection reverse = transfer.direction == LinkDirection::Uplink
-                                      ? LinkDirection::Downlink
-                                      : LinkDirection::Uplink;
-    const double acks = fedran::AckWireBytes(transfer.payloadBytes, m_tcp) * fraction;
-    for (uint32_t l : transfer.path)
-    {
-        m_ackBytes[FluidLink(l, reverse)] += acks;
-    }
-    m_clientWire[reverse == LinkDirection::Uplink ? 0 : 1] += acks;
-}
-
-void
-FlowNetwork::CountHandshake(const Path& path)
-{
-    for (uint32_t l : path)
-    {
-        m_ackBytes[FluidLink(l, LinkDirection::Uplink)] += kSynWireBytes + kAckWireBytes;
-        m_ackBytes[FluidLink(l, LinkDirection::Downlink)] += kSynWireBytes;
-    }
-    m_clientWire[0] += kSynWireBytes + kAckWireBytes;
-    m_clientWire[1] += kSynWireBytes;
 }
 
 void
@@ -382,33 +349,6 @@ FlowNetwork::Complete()
         transfer.done(Simulator::Now() + transfer.latency, transfer.ackDelay);
     }
     ScheduleResolve();
-}
-
-uint64_t
-FlowNetwork::DeliveredBytes(const InstalledLink* link, LinkDirection direction) const
-{
-    auto it = m_indexOf.find(link);
-    if (it == m_indexOf.end())
-    {
-        return 0;
-    }
-    const uint32_t f = FluidLink(it->second, direction);
-    return static_cast<uint64_t>(std::llround(m_fluid.CarriedBits(f, Now()) / 8.0 + m_ackBytes[f]));
-}
-
-uint64_t
-FlowNetwork::ClientWireBytes(LinkDirection direction) const
-{
-    const int d = direction == LinkDirection::Uplink ? 0 : 1;
-    double bytes = m_clientWire[d];
-    for (const auto& [handle, transfer] : m_transfers)
-    {
-        if (transfer.inFluid && transfer.direction == direction)
-        {
-            bytes += (transfer.wireBits - m_fluid.RemainingBits(transfer.flow, Now())) / 8.0;
-        }
-    }
-    return static_cast<uint64_t>(std::llround(bytes));
 }
 
 } // namespace ns3

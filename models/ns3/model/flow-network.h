@@ -71,7 +71,8 @@ class FlowNetwork : public TransportLinkCounters
                    uint64_t payloadBytes,
                    uint64_t* cwnd,
                    DoneCallback done,
-                   uint32_t* ssthresh = nullptr);
+                   uint32_t* ssthresh = nullptr,
+                   fedran::MicroRttMemory* rtt = nullptr);
     /// Stops a transfer (a reset): the bits sent so far stay counted, `done` never runs.
     void Cancel(uint64_t handle);
 
@@ -97,10 +98,12 @@ class FlowNetwork : public TransportLinkCounters
         double rtt = 0.0;
         uint64_t* cwnd = nullptr; ///< the connection's window, set when slow start is known
         uint64_t startCwnd = 0;   ///< the window when the transfer started
+        double startS = 0.0;      ///< when it started
         /// The connection's slow-start threshold (segments, 0: none yet), which only a port
         /// micro-simulation reads and sets: the fluid model has no losses to set it.
         uint32_t* ssthresh = nullptr;
-        EventId enter; ///< the end of slow start's idle time
+        fedran::MicroRttMemory* rttMemory = nullptr; ///< the connection's, if it keeps one
+        EventId enter;                               ///< the end of slow start's idle time
         bool inFluid = false;
         fedran::FluidNetwork::FlowId flow = 0;
         int64_t episode = -1;      ///< the episode (its port's fluid link) it is in
@@ -147,7 +150,14 @@ class FlowNetwork : public TransportLinkCounters
     /// Joins the transfer, in its slow start or starting, to an episode covering a port of its
     /// path (one still running); false if none does.
     bool JoinCoveringEpisode(uint64_t handle);
-    void JoinEpisode(uint32_t key, bool reverse, uint64_t handle, uint64_t bytes, uint64_t cwnd);
+    /// `fromStart`: the transfer has sent nothing yet (its slow start was still modelled), so
+    /// it enters the micro-simulation at its own start if the episode has not run past it.
+    void JoinEpisode(uint32_t key,
+                     bool reverse,
+                     uint64_t handle,
+                     uint64_t bytes,
+                     uint64_t cwnd,
+                     bool fromStart);
     void StepEpisode(uint32_t port);
     void ScheduleEpisode(uint32_t port);
     double Now() const;
