@@ -43,9 +43,25 @@ PathRttS(const std::vector<PathHop>& path, const TcpFlowSettings& tcp)
 }
 
 double
-PathLatencyS(const std::vector<PathHop>& path, const TcpFlowSettings& tcp)
+HandshakeRttS(const std::vector<PathHop>& path)
 {
-    const double segmentBits = (tcp.mss + tcp.headerBytes) * 8.0;
+    double rtt = 0.0;
+    for (const PathHop& hop : path)
+    {
+        rtt += 2.0 * hop.delayS;
+        if (hop.capacityBps > 0.0)
+        {
+            rtt += 2.0 * kSynWireBytes * 8.0 / hop.capacityBps;
+        }
+    }
+    return rtt;
+}
+
+double
+PathLatencyS(const std::vector<PathHop>& path, const TcpFlowSettings& tcp, uint64_t payloadBytes)
+{
+    const double segmentBits =
+        static_cast<double>(std::min<uint64_t>(payloadBytes, tcp.mss) + tcp.headerBytes) * 8.0;
     double latency = 0.0;
     double slowest = 0.0;
     double minCapacity = std::numeric_limits<double>::infinity();
@@ -150,7 +166,8 @@ AloneTransferS(uint64_t payloadBytes,
     const double rtt = PathRttS(path, tcp);
     const double rate = std::min(bottleneck, RateCapBps(rtt, PathLoss(path), tcp));
     const SlowStartResult ss = SlowStart(payloadBytes, rate, rtt, cwnd, tcp);
-    return ss.idleS + DataWireBytes(payloadBytes, tcp) * 8.0 / rate + PathLatencyS(path, tcp);
+    return ss.idleS + DataWireBytes(payloadBytes, tcp) * 8.0 / rate +
+           PathLatencyS(path, tcp, payloadBytes);
 }
 
 } // namespace fedran

@@ -61,9 +61,20 @@ uint64_t AckWireBytes(uint64_t payloadBytes, const TcpFlowSettings& tcp);
 /// serialisation on every hop (as a data segment's RTT sample measures it).
 double PathRttS(const std::vector<PathHop>& path, const TcpFlowSettings& tcp);
 
+/// A SYN or SYN-ACK on the wire, with ns-3's options (window scale, timestamps, SACK
+/// permitted).
+constexpr uint32_t kSynWireBytes = 58;
+
+/// The handshake's round trip: twice the propagation delay plus a SYN's and a SYN-ACK's
+/// serialisation on every hop. A client sends its first data this long after it connects.
+double HandshakeRttS(const std::vector<PathHop>& path);
+
 /// From the last bit leaving the bottleneck to its arrival: propagation along the path and
-/// the last segment's serialisation on every hop but the slowest.
-double PathLatencyS(const std::vector<PathHop>& path, const TcpFlowSettings& tcp);
+/// the last segment's serialisation on every hop but the slowest (a message shorter than a
+/// segment is one segment of its own size: a 28-byte message is 82 bytes on the wire).
+double PathLatencyS(const std::vector<PathHop>& path,
+                    const TcpFlowSettings& tcp,
+                    uint64_t payloadBytes = UINT64_MAX);
 
 /// The loss a path's packets meet: 1 - prod(1 - loss_i).
 double PathLoss(const std::vector<PathHop>& path);

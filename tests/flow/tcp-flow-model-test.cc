@@ -61,6 +61,9 @@ TEST(TcpFlowModel, PathRttLatencyAndLoss)
     const double seg1g = 1502 * 8.0 / 1e9;
     EXPECT_NEAR(PathRttS(path, tcp), 0.024 + seg50 + seg1g, 1e-15);
     EXPECT_NEAR(PathLatencyS(path, tcp), 0.012 + seg1g, 1e-15);
+    // A 28-byte message is an 82-byte segment; a SYN and a SYN-ACK are 58 bytes each way.
+    EXPECT_NEAR(PathLatencyS(path, tcp, 28), 0.012 + 82 * 8 / 1e9, 1e-15);
+    EXPECT_NEAR(HandshakeRttS(path), 0.024 + 2 * 58 * 8 / 50e6 + 2 * 58 * 8 / 1e9, 1e-15);
     EXPECT_NEAR(PathLoss(path), 0.01, 1e-15);
     EXPECT_NEAR(PathLoss({{1, 0, 0.1}, {1, 0, 0.1}}), 0.19, 1e-15);
 }

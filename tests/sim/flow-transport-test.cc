@@ -107,7 +107,7 @@ double
 Formula(size_t frameBytes, const std::vector<fedran::PathHop>& hops)
 {
     const fedran::TcpFlowSettings tcp;
-    return fedran::PathRttS(hops, tcp) + fedran::AloneTransferS(frameBytes, hops, 10, tcp);
+    return fedran::HandshakeRttS(hops) + fedran::AloneTransferS(frameBytes, hops, 10, tcp);
 }
 
 TEST(FlowTransport, OneFlowAloneLastsItsFormulaToTheMicrosecond)
@@ -116,7 +116,7 @@ TEST(FlowTransport, OneFlowAloneLastsItsFormulaToTheMicrosecond)
     Uploads flow("flow", config, 800000);
     const std::vector<fedran::PathHop> hops = {{50e6, 0.010, 0.0}, {1e9, 0.001, 0.0}};
     ASSERT_GE(flow.arrivedAt[0], 0.0) << "the frame never arrived";
-    EXPECT_NEAR(flow.connectedAt[0] - 0.001, fedran::PathRttS(hops, {}), 1e-6);
+    EXPECT_NEAR(flow.connectedAt[0] - 0.001, fedran::HandshakeRttS(hops), 1e-6);
     EXPECT_NEAR(flow.arrivedAt[0] - 0.001, Formula(flow.frameBytes, hops), 1e-6);
 }
 

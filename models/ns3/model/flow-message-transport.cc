@@ -178,8 +178,8 @@ FlowMessageTransport::TryConnect(uint32_t node,
         return;
     }
     m_network->CountHandshake(path);
-    // SYN, SYN-ACK: the client can send one RTT after it connected.
-    const double rtt = fedran::PathRttS(m_network->Hops(path, LinkDirection::Uplink), m_tcp);
+    // SYN, SYN-ACK: the client can send one handshake round trip after it connected.
+    const double rtt = fedran::HandshakeRttS(m_network->Hops(path, LinkDirection::Uplink));
     Simulator::Schedule(Seconds(rtt),
                         &FlowMessageTransport::Established,
                         this,

@@ -13,10 +13,9 @@ namespace ns3
 namespace
 {
 
-/// A SYN or SYN-ACK with ns-3's options (window scale, timestamps, SACK permitted) on the
-/// wire, and the handshake's final ACK.
-constexpr double kSynWireBytes = 58;
+/// The handshake's final ACK on the wire (a SYN's is fedran::kSynWireBytes).
 constexpr double kAckWireBytes = 54;
+constexpr double kSynWireBytes = fedran::kSynWireBytes;
 
 } // namespace
 

@@ -174,7 +174,7 @@ FlowNetwork::Start(const Path& path,
     transfer.wireBits =
         fedran::DataWireBytes(payloadBytes, m_tcp) * 8.0 / std::max(1e-6, 1.0 - loss);
     transfer.capBps = fedran::RateCapBps(rtt, loss, m_tcp);
-    transfer.latency = Seconds(fedran::PathLatencyS(hops, m_tcp));
+    transfer.latency = Seconds(fedran::PathLatencyS(hops, m_tcp, payloadBytes));
     double back = 0.0;
     for (const fedran::PathHop& hop : hops)
     {
