@@ -53,8 +53,11 @@ struct Rounds
     std::vector<double> slowestUpload;
 };
 
-Rounds
-RunMode(const json& scenario, const char* transport, const std::string& name)
+using CsvRows = std::vector<std::map<std::string, std::string>>;
+
+/// rounds.csv and clients.csv of one run in `transport` with the port micro-simulation.
+std::pair<CsvRows, CsvRows>
+Run(const json& scenario, const char* transport, const std::string& name)
 {
     TempDir dir(std::string("flow-contended-") + name + "-" + transport);
     WriteFile(dir.Path() / "s.json", scenario.dump());
@@ -64,13 +67,20 @@ RunMode(const json& scenario, const char* transport, const std::string& name)
                                           transport + "\"",
                                       dir.Path());
     EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+    return {ReadCsv(dir.Path() / "o" / "rounds.csv"), ReadCsv(dir.Path() / "o" / "clients.csv")};
+}
+
+Rounds
+RunMode(const json& scenario, const char* transport, const std::string& name)
+{
+    const auto [roundRows, clientRows] = Run(scenario, transport, name);
     Rounds rounds;
-    for (const auto& row : ReadCsv(dir.Path() / "o" / "rounds.csv"))
+    for (const auto& row : roundRows)
     {
         rounds.duration.push_back(std::stod(row.at("round_duration_s")));
     }
     rounds.slowestUpload.assign(rounds.duration.size(), 0.0);
-    for (const auto& row : ReadCsv(dir.Path() / "o" / "clients.csv"))
+    for (const auto& row : clientRows)
     {
         if (row.at("status") != "completed")
         {
@@ -182,18 +192,11 @@ INSTANTIATE_TEST_SUITE_P(Cases,
 std::map<int, std::pair<double, double>>
 FirstRound(const json& scenario, const char* transport, const std::string& name)
 {
-    TempDir dir(std::string("flow-first-round-") + name + "-" + transport);
     json s = scenario;
     s["rounds"] = 1;
-    WriteFile(dir.Path() / "s.json", s.dump());
-    const CommandResult r = RunFedran(std::string("run s.json --quiet --threads 1 --out o --set "
-                                                  "network.flow_ports=\"packet\" --set "
-                                                  "network.transport=\"") +
-                                          transport + "\"",
-                                      dir.Path());
-    EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+    const CsvRows clientRows = Run(s, transport, name + "-first").second;
     std::map<int, std::pair<double, double>> out;
-    for (const auto& row : ReadCsv(dir.Path() / "o" / "clients.csv"))
+    for (const auto& row : clientRows)
     {
         out[std::stoi(row.at("client"))] = {std::stod(row.at("model_received_s")),
                                             std::stod(row.at("upload_end_s"))};
