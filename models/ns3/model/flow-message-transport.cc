@@ -17,7 +17,6 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("FlowMessageTransport");
-NS_OBJECT_ENSURE_REGISTERED(FlowMessageChannel);
 NS_OBJECT_ENSURE_REGISTERED(FlowMessageTransport);
 
 namespace
@@ -29,43 +28,6 @@ constexpr uint32_t kSynRetries = 6;
 constexpr double kSynTimeoutS = 3.0;
 
 } // namespace
-
-TypeId
-FlowMessageChannel::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::FlowMessageChannel")
-                            .SetParent<MessageChannel>()
-                            .SetGroupName("Fedran")
-                            .AddConstructor<FlowMessageChannel>();
-    return tid;
-}
-
-void
-FlowMessageChannel::Send(std::vector<uint8_t> message)
-{
-    if (m_transport)
-    {
-        m_transport->Send(m_connection, m_side, std::move(message));
-    }
-}
-
-void
-FlowMessageChannel::Close()
-{
-    if (m_transport)
-    {
-        m_transport->Close(m_connection, m_side);
-    }
-}
-
-void
-FlowMessageChannel::Abort()
-{
-    if (m_transport)
-    {
-        m_transport->Abort(m_connection, m_side);
-    }
-}
 
 TypeId
 FlowMessageTransport::GetTypeId()
@@ -225,12 +187,13 @@ FlowMessageTransport::Send(uint64_t id, int side, std::vector<uint8_t> message)
     }
     Stream& stream = connection.stream[side];
     stream.queue.push_back({std::move(message), Simulator::Now()});
-    if (stream.transfer != 0)
+    if (stream.transfer != 0 || stream.startDeferred)
     {
         return;
     }
     if (m_delivering != 0 && m_delivering != id)
     {
+        stream.startDeferred = true;
         Simulator::Schedule(TimeStep(1), &FlowMessageTransport::StartDeferred, this, id, side);
         return;
     }
@@ -241,7 +204,13 @@ void
 FlowMessageTransport::StartDeferred(uint64_t id, int side)
 {
     auto it = m_connections.find(id);
-    if (it != m_connections.end() && it->second.stream[side].transfer == 0)
+    if (it == m_connections.end())
+    {
+        return;
+    }
+    Stream& stream = it->second.stream[side];
+    stream.startDeferred = false;
+    if (stream.transfer == 0)
     {
         StartNext(id, side);
     }
@@ -380,9 +349,14 @@ FlowMessageTransport::Close(uint64_t id, int side)
     }
     connection.open[side] = false;
     Stream& stream = connection.stream[side];
-    stream.queue.clear(); // what was not handed over yet is dropped, as a socket's Close
+    // What was not handed over yet is dropped, as a socket's Close; messages waiting their
+    // time step to start were handed over.
+    if (!stream.startDeferred)
+    {
+        stream.queue.clear();
+    }
     stream.finPending = true;
-    if (stream.transfer == 0)
+    if (stream.transfer == 0 && !stream.startDeferred)
     {
         StartNext(id, side);
     }

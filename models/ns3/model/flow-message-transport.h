@@ -76,6 +76,9 @@ class FlowMessageTransport : public MessageTransport
         uint64_t transfer = 0; ///< the flow of the message being sent; 0: idle
         uint64_t cwnd = 0;     ///< segments, kept between messages as TCP keeps its window
         bool finPending = false;
+        /// Its first message waits one time step to start (m_delivering): handed over all the
+        /// same, so a Close meanwhile keeps it.
+        bool startDeferred = false;
         /// Segments (0: none yet), kept as TCP keeps it; only a port micro-simulation sets it.
         uint32_t ssthresh = 0;
         fedran::MicroRttMemory rtt; ///< as TCP keeps it; only a port micro-simulation sets it
@@ -125,9 +128,10 @@ class FlowMessageTransport : public MessageTransport
     std::map<uint64_t, Connection> m_connections;
     uint64_t m_nextConnection = 1;
     /// The connection whose message the receiving app is handed now (0: none). ns-3's TCP
-    /// sends what an app hands it one time step later (TcpSocketBase::Send), except on the
-    /// socket that is processing a segment, which sends at once after it: the server's reply
-    /// to the message that completed a round leaves first.
+    /// sends what an app hands it one time step later (TcpSocketBase::Send), and the socket
+    /// that processed the segment calls SendPendingData at the end of it (ReceivedAck): in
+    /// the contended cases' ns-3 traces the download to the client whose join completed the
+    /// round leaves first (docs/flow-validation.md, "Packet for packet").
     uint64_t m_delivering = 0;
 };
 
