@@ -128,10 +128,9 @@ class FlowMessageTransport : public MessageTransport
     std::map<uint64_t, Connection> m_connections;
     uint64_t m_nextConnection = 1;
     /// The connection whose message the receiving app is handed now (0: none). ns-3's TCP
-    /// sends what an app hands it one time step later (TcpSocketBase::Send), and the socket
-    /// that processed the segment calls SendPendingData at the end of it (ReceivedAck): in
-    /// the contended cases' ns-3 traces the download to the client whose join completed the
-    /// round leaves first (docs/flow-validation.md, "Packet for packet").
+    /// sends what an app hands it one time step later (TcpSocketBase::Send), except on the
+    /// socket that is processing the segment, which calls SendPendingData when it is done
+    /// (ReceivedAck): the download to the client whose join completed a round leaves first.
     uint64_t m_delivering = 0;
 };
 
