@@ -56,15 +56,36 @@ struct MicroRttMemory
     float minRttS = 0.0F; ///< TcpCubic's m_delayMin (0: none, as after a timeout)
 };
 
+/// The first hop past a port's link that stores and forwards what the port sends (the next
+/// device, in ns-3). What leaves the port toward one such hop is serialised there in order: a
+/// short packet right behind a full segment (an ACK behind another flow's segment, a message's
+/// short last segment behind its full one) waits for that segment's serialisation there.
+struct MicroNextHop
+{
+    static constexpr uint32_t kNone = UINT32_MAX;
+    uint32_t id = kNone;        ///< names the link direction; flows that share it, share it
+    double delayS = 0.0;        ///< propagation from the port to it
+    double secondsPerBit = 0.0; ///< 1 / its rate
+};
+
 /// One flow through the port.
 struct MicroFlowSpec
 {
     double startS = 0.0;       ///< the sender has the whole message from here
     uint64_t payloadBytes = 0; ///< > 0
     uint32_t feeder = 0;       ///< AddFeeder's id: the sending host's first hop
-    double toPortS = 0.0;      ///< feeder to the port (propagation, store and forward)
-    double fromPortS = 0.0;    ///< port to the receiver
-    double ackDelayS = 0.0;    ///< receiver to sender for an ACK: propagation
+    double toPortS = 0.0;      ///< feeder to the port: propagation
+    double fromPortS = 0.0;    ///< port to the receiver: propagation
+    /// Σ 1 / rate over the hops that store and forward a segment between the feeder and the
+    /// port, and between the port and the receiver (s/bit): its serialisation there, by its
+    /// size, so that a message's short last segment takes less time than a full one.
+    double toPortSecondsPerBit = 0.0;
+    double fromPortSecondsPerBit = 0.0;
+    /// The first hop past the port's link that stores and forwards, for the flow's data and,
+    /// when its ACKs cross a port too, for its ACKs.
+    MicroNextHop dataNextHop;
+    MicroNextHop ackNextHop;
+    double ackDelayS = 0.0; ///< receiver to sender for an ACK: propagation
     /// Σ 1 / rate over the hops an ACK crosses (s/bit): its serialisation, by its size.
     double ackSecondsPerBit = 0.0;
     /// Its data crosses the reverse port (PortMicroSim::AddReversePort) and its ACKs the port.
@@ -74,6 +95,10 @@ struct MicroFlowSpec
     /// the port's own serialisation).
     double ackToPortS = 0.0;
     double ackToPortSecondsPerBit = 0.0;
+    /// Where ACKs cross a port: the feeder (AddFeeder) of the host that sends them, whose
+    /// first hop they share with the data it sends (the server's ACKs of uploads wait behind
+    /// its downloads); UINT32_MAX: none, they go straight to the port.
+    uint32_t ackFeeder = UINT32_MAX;
     uint32_t cwnd = 10; ///< window at the start, segments (an open connection's)
     /// Slow-start threshold at the start, segments (an open connection's, as its last loss or
     /// HyStart exit left it; 0: none yet, slow start until a loss).
@@ -81,6 +106,10 @@ struct MicroFlowSpec
     double srttS = 0.0; ///< RTT estimate at the start (0: the path's base RTT)
     /// CUBIC's minimum delay so far (TcpCubic's m_delayMin; 0: none, the first ACK sets it).
     double minRttS = 0.0;
+    /// Names the connection (0: none). The flow's first segment carries the ACK that the
+    /// connection still owes a flow the other way in the same simulation (TCP sends its ACKs
+    /// with its data): that ACK does not wait for the delayed-ACK timer.
+    uint64_t connection = 0;
     /// The connection carries its first data: ns-3's receiver ACKs the first segment at once
     /// (m_delAckCount = m_delAckMaxCount after the handshake, "to speed up the connection").
     bool newConnection = false;

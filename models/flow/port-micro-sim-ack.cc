@@ -125,8 +125,52 @@ PortMicroSim::DoRetransmit(uint32_t f)
     Transmit(f, flow.cumAck);
 }
 
+uint32_t
+PortMicroSim::TakeSack(Flow& flow, uint32_t cum, uint32_t first, uint32_t end)
+{
+    uint32_t taken = 0;
+    for (uint32_t s = std::max(first, cum); s < std::min(end, flow.segments); ++s)
+    {
+        if (flow.state[s] != InFlight && flow.state[s] != Lost)
+        {
+            continue;
+        }
+        ++taken;
+        if (flow.state[s] == InFlight)
+        {
+            // TcpTxBuffer::BytesInFlight = sent - SACKed - lost + retransmitted: a segment
+            // sent again keeps counting once after its SACK (m_retrans stays set until it is
+            // cumulatively acknowledged or a timeout clears the flags).
+            if (flow.retx[s] == 0)
+            {
+                --flow.pipe;
+            }
+            else if (flow.retx[s] == 2)
+            {
+                --flow.pipe;
+                flow.retx[s] = 1;
+            }
+        }
+        else
+        {
+            --flow.lostCount;
+        }
+        flow.state[s] = Sacked;
+        // Keep the three highest SACKed segments (stored + 1).
+        uint32_t v = s + 1;
+        for (uint32_t& top : flow.top3)
+        {
+            if (v > top)
+            {
+                std::swap(v, top);
+            }
+        }
+    }
+    return taken;
+}
+
 void
-PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
+PortMicroSim::OnAck(uint32_t f, uint32_t cum, const SackBlocks& sack, double stamp)
 {
     // TcpSocketBase::ReceivedAck and ProcessAck (ns-3.37) for one ACK.
     Flow& flow = m_flows[f];
@@ -134,46 +178,15 @@ PortMicroSim::OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp)
     {
         return; // everything acknowledged: the sender is done
     }
-    uint32_t delivered = 0; // segments this ACK reports delivered for the first time (PRR)
-    bool sackNew = false;   // ns-3's isDupack with SACK: the scoreboard was updated
-    if (sackSeg >= static_cast<int64_t>(cum) && sackSeg < static_cast<int64_t>(flow.segments))
+    // Segments this ACK reports delivered for the first time (PRR), first by its SACK blocks:
+    // each names all it covers, so what an ACK lost on the way would have said arrives with
+    // the next one that covers it (TcpTxBuffer::Update).
+    uint32_t delivered = 0;
+    for (uint8_t b = 0; b < sack.count; ++b)
     {
-        const uint32_t s = static_cast<uint32_t>(sackSeg);
-        if (flow.state[s] == InFlight || flow.state[s] == Lost)
-        {
-            ++delivered;
-            sackNew = true;
-            if (flow.state[s] == InFlight)
-            {
-                // TcpTxBuffer::BytesInFlight = sent - SACKed - lost + retransmitted: a segment
-                // sent again keeps counting once after its SACK (m_retrans stays set until
-                // it is cumulatively acknowledged or a timeout clears the flags).
-                if (flow.retx[s] == 0)
-                {
-                    --flow.pipe;
-                }
-                else if (flow.retx[s] == 2)
-                {
-                    --flow.pipe;
-                    flow.retx[s] = 1;
-                }
-            }
-            else
-            {
-                --flow.lostCount;
-            }
-            flow.state[s] = Sacked;
-            // Keep the three highest SACKed segments (stored + 1).
-            uint32_t v = s + 1;
-            for (uint32_t& top : flow.top3)
-            {
-                if (v > top)
-                {
-                    std::swap(v, top);
-                }
-            }
-        }
+        delivered += TakeSack(flow, cum, sack.first[b], sack.end[b]);
     }
+    const bool sackNew = delivered > 0; // ns-3's isDupack with SACK: the scoreboard changed
     if (m_tcp.sack)
     {
         MarkLost(flow);

@@ -241,10 +241,10 @@ PortMicroSim::OnRto(uint32_t f, uint32_t gen)
         return;
     }
     ++flow.result.timeouts;
-    if (flow.ca != CaState::Loss)
-    {
-        flow.ssthresh = SsThresh(flow);
-    }
+    // Every timeout sets the threshold again, a second one in a row from the window of one
+    // segment the first left: ns-3.37's ReTxTimeout skips it only if the head was sent again,
+    // and SetSentListLost has just cleared that flag.
+    flow.ssthresh = SsThresh(flow);
     flow.ca = CaState::Loss;
     flow.recoveryPoint = flow.nextNew;
     flow.cwnd = 1.0;

@@ -1,9 +1,10 @@
 // The port micro-simulation's packets on their way (see port-micro-sim.h): the sender puts
-// on the wire what its window allows (new data, or segments marked lost, first); the sending
-// host's first hop and the port's drop-tail FIFO serialise them one at a time; the receiver
-// takes each segment in, keeps out-of-order data, and acknowledges as ns-3.37's
-// TcpSocketBase does (delayed ACKs, at once for data out of order or filling a gap, SACK
-// blocks for what it holds beyond a hole).
+// on the wire what its window allows (segments marked lost first, then new data, then
+// NextSeg's rule 3); the sending host's first hop and the port's drop-tail FIFO serialise
+// them one at a time, and the hop past the port takes what the port sends in order; the
+// receiver takes each segment in, keeps out-of-order data, and acknowledges as ns-3.37's
+// TcpSocketBase does (delayed ACKs, at once for data out of order or filling a gap, the SACK
+// list's blocks, the ACK a connection's data carries the other way).
 
 #include "models/flow/port-micro-sim.h"
 
@@ -19,7 +20,42 @@ PortMicroSim::StartFlow(uint32_t f)
     HystartReset(m_flows[f]);
     m_flows[f].roundStart = -1; // ns-3 starts HyStart's first round at the first ACK
     m_flows[f].endSeq = 0;
+    PiggybackPendingAck(f);
     SendWhatTheWindowAllows(f);
+}
+
+void
+PortMicroSim::PiggybackPendingAck(uint32_t f)
+{
+    const MicroFlowSpec& spec = m_flows[f].spec;
+    const auto it =
+        spec.connection != 0 ? m_connectionFlows.find(spec.connection) : m_connectionFlows.end();
+    if (it == m_connectionFlows.end() || it->second[spec.reverse ? 0 : 1] < 0)
+    {
+        return;
+    }
+    const auto other = static_cast<uint32_t>(it->second[spec.reverse ? 0 : 1]);
+    Flow& back = m_flows[other];
+    if (back.delAckPending == 0 && back.cumAck >= back.expected)
+    {
+        return; // nothing owed, and the sender knows all the receiver holds
+    }
+    // Every segment carries the receiver's cumulative ACK: the first one this way tells the
+    // other way's sender what the receiver has, even if the ACKs that said so were lost at a
+    // port; and TcpSocketBase::SendDataPacket cancels the delayed ACK, so no ACK of its own
+    // crosses a port. The news reaches that sender after a segment's time on the path; the
+    // port's queue in front of the segment is left out (the sender has all it sent
+    // acknowledged but this last ACK, whose timing only its retransmission timer, a second
+    // away, could notice).
+    back.delAckPending = 0;
+    ++back.delAckGen;
+    back.lastAckSent = std::max(back.lastAckSent, back.expected);
+    const double bits = (m_tcp.mss + m_tcp.headerBytes) * 8.0;
+    ScheduleAck(m_now + back.spec.ackDelayS + bits * back.spec.ackSecondsPerBit,
+                other,
+                back.expected,
+                SackOf(back),
+                back.tsEcho);
 }
 
 void
@@ -91,13 +127,41 @@ PortMicroSim::SendWhatTheWindowAllows(uint32_t f)
         {
             if (flow.nextNew >= flow.segments || flow.nextNew - flow.cumAck >= m_tcp.maxWindow)
             {
-                break;
+                seg = RuleThreeSegment(flow);
+                if (seg == flow.segments)
+                {
+                    break;
+                }
             }
-            seg = flow.nextNew++;
-            flow.sentAt[seg] = m_now;
+            else
+            {
+                seg = flow.nextNew++;
+                flow.sentAt[seg] = m_now;
+            }
         }
         Transmit(f, seg);
     }
+}
+
+uint32_t
+PortMicroSim::RuleThreeSegment(const Flow& flow) const
+{
+    // NextSeg's rule 3 as ns-3.37's TcpTxBuffer has it: in SACK recovery, with nothing lost to
+    // repair and no new data to send, the first segment neither SACKed nor sent again goes
+    // again, though nothing says it is lost (the RFC's "below the highest SACK" is not
+    // checked): the tail of a message still in flight is sent twice.
+    if (!m_tcp.sack || flow.ca != CaState::Recovery)
+    {
+        return flow.segments;
+    }
+    for (uint32_t s = flow.cumAck; s < flow.nextNew; ++s)
+    {
+        if (flow.state[s] == InFlight && flow.retx[s] == 0)
+        {
+            return s;
+        }
+    }
+    return flow.segments;
 }
 
 void
@@ -114,26 +178,38 @@ PortMicroSim::FeederNext(uint32_t id)
         return;
     }
     const Packet& packet = feeder.queue[feeder.head];
-    const double bits = WireBytes(m_flows[packet.flow], packet.seg) * 8.0;
+    const Flow& flow = m_flows[packet.flow];
+    const double bits = (packet.ack ? packet.bytes : WireBytes(flow, packet.seg)) * 8.0;
     // A rate of 0 stands for a feeder faster than anything that matters (no serialisation).
-    const double serialise = feeder.rateBps > 0.0 ? bits / feeder.rateBps : 0.0;
+    const double feederSecondsPerBit = feeder.rateBps > 0.0 ? 1.0 / feeder.rateBps : 0.0;
+    const double serialise = bits * feederSecondsPerBit;
     feeder.busy = true;
     Schedule(m_now + serialise, EventType::FeederDone, 0, id, 0, 0.0);
+    // Its arrival at the port is scheduled now, as ns-3's channel schedules a packet's
+    // reception when its transmission starts: of two packets reaching the port in the same
+    // nanosecond, the one whose transmission started first is taken first.
+    if (packet.ack)
+    {
+        const double otherHops =
+            std::max(0.0, flow.spec.ackToPortSecondsPerBit - feederSecondsPerBit);
+        ScheduleArrival(m_now + serialise + flow.spec.ackToPortS + bits * otherHops,
+                        DataPort(flow) == 0 ? 1 : 0,
+                        packet);
+        return;
+    }
+    ScheduleArrival(m_now + serialise + flow.spec.toPortS + bits * flow.spec.toPortSecondsPerBit,
+                    DataPort(flow),
+                    packet);
 }
 
 void
 PortMicroSim::ScheduleArrival(double time, uint8_t port, const Packet& packet)
 {
-    Event e{time,
-            m_order++,
-            EventType::PortArrive,
-            packet.flow,
-            packet.seg,
-            packet.sack,
-            packet.stamp};
+    Event e{time, m_order++, EventType::PortArrive, packet.flow, packet.seg, -1, packet.stamp};
     e.port = port;
     e.ack = packet.ack;
     e.bytes = packet.bytes;
+    e.sack = packet.sack;
     m_events.push(e);
 }
 
@@ -147,7 +223,7 @@ void
 PortMicroSim::PortArrive(const Event& e)
 {
     Port& port = m_ports[e.port];
-    const Packet packet{e.flow, e.seg, e.stamp, e.extra, e.ack, e.bytes};
+    const Packet packet{e.flow, e.seg, e.stamp, e.sack, e.ack, e.bytes};
     if (!port.busy)
     {
         port.fifo.push_back(packet);
@@ -213,24 +289,16 @@ PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
     }
     if (seg < flow.expected || flow.received[seg])
     {
-        SendAck(f, -1); // a duplicate: ACK at once
+        SendAck(f); // a duplicate: ACK at once
         return;
     }
     flow.received[seg] = 1;
     if (seg != flow.expected)
     {
-        // One more out-of-order block unless the segment extends or joins neighbours.
-        const bool left = seg > flow.expected && flow.received[seg - 1] != 0;
-        const bool right = seg + 1 < flow.segments && flow.received[seg + 1] != 0;
-        flow.sackBlocks += 1;
-        flow.sackBlocks -= (left ? 1 : 0) + (right ? 1 : 0);
+        UpdateSackList(flow, seg);
         ++flow.outOfOrder;
-        SendAck(f, seg); // out of order: a duplicate ACK with the segment SACKed
+        SendAck(f); // out of order: a duplicate ACK, its block SACKed first
         return;
-    }
-    if (seg + 1 < flow.segments && flow.received[seg + 1] != 0)
-    {
-        --flow.sackBlocks; // the first block above joins the in-order data
     }
     uint32_t advanced = 0;
     while (flow.expected < flow.segments && flow.received[flow.expected])
@@ -239,6 +307,7 @@ PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
         ++advanced;
     }
     flow.outOfOrder -= advanced - 1;
+    ClearSackList(flow);
     if (flow.expected == flow.segments && !flow.result.done)
     {
         flow.result.done = true;
@@ -252,12 +321,12 @@ PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
     }
     if (flow.outOfOrder > 0 || advanced > 1)
     {
-        SendAck(f, -1); // a gap remains or was just filled: ACK at once
+        SendAck(f); // a gap remains or was just filled: ACK at once
         return;
     }
     if (++flow.delAckPending >= m_tcp.delAckCount)
     {
-        SendAck(f, -1);
+        SendAck(f);
     }
     else if (flow.delAckPending == 1)
     {
@@ -266,7 +335,70 @@ PortMicroSim::Receive(uint32_t f, uint32_t seg, double stamp)
 }
 
 void
-PortMicroSim::SendAck(uint32_t f, int64_t sackSeg)
+PortMicroSim::UpdateSackList(Flow& flow, uint32_t seg)
+{
+    // The new block goes first; a block it touches is merged into it (and the merged block
+    // may touch another); at most four are kept, the oldest dropped.
+    uint32_t first[5] = {seg};
+    uint32_t end[5] = {seg + 1};
+    uint8_t count = 1;
+    for (uint8_t i = 0; i < flow.sackCount; ++i)
+    {
+        first[count] = flow.sackFirst[i];
+        end[count] = flow.sackEnd[i];
+        ++count;
+    }
+    for (uint8_t i = 1; i < count;)
+    {
+        if (first[0] == end[i] || end[0] == first[i])
+        {
+            first[0] = std::min(first[0], first[i]);
+            end[0] = std::max(end[0], end[i]);
+            std::copy(first + i + 1, first + count, first + i);
+            std::copy(end + i + 1, end + count, end + i);
+            --count;
+            i = 1;
+            continue;
+        }
+        ++i;
+    }
+    flow.sackCount = std::min<uint8_t>(count, 4);
+    std::copy(first, first + flow.sackCount, flow.sackFirst);
+    std::copy(end, end + flow.sackCount, flow.sackEnd);
+}
+
+void
+PortMicroSim::ClearSackList(Flow& flow)
+{
+    uint8_t kept = 0;
+    for (uint8_t i = 0; i < flow.sackCount; ++i)
+    {
+        if (flow.sackEnd[i] > flow.expected)
+        {
+            flow.sackFirst[kept] = flow.sackFirst[i];
+            flow.sackEnd[kept] = flow.sackEnd[i];
+            ++kept;
+        }
+    }
+    flow.sackCount = kept;
+}
+
+PortMicroSim::SackBlocks
+PortMicroSim::SackOf(const Flow& flow) const
+{
+    SackBlocks sack;
+    if (!m_tcp.sack)
+    {
+        return sack;
+    }
+    sack.count = std::min<uint8_t>(flow.sackCount, 3);
+    std::copy(flow.sackFirst, flow.sackFirst + sack.count, sack.first);
+    std::copy(flow.sackEnd, flow.sackEnd + sack.count, sack.end);
+    return sack;
+}
+
+void
+PortMicroSim::SendAck(uint32_t f)
 {
     Flow& flow = m_flows[f];
     flow.delAckPending = 0;
@@ -276,28 +408,82 @@ PortMicroSim::SendAck(uint32_t f, int64_t sackSeg)
     // and up to 3 SACK blocks (TcpSocketBase::AddOptionSack: 40 option bytes at most), padded
     // to 4 bytes, and the link header; an ACK naming holes is longer than a pure one.
     const uint32_t tsBytes = m_tcp.timestamps ? 10 : 0;
-    const uint32_t blocks = m_tcp.sack ? std::min<uint32_t>(flow.sackBlocks, 3) : 0;
+    const SackBlocks sack = SackOf(flow);
+    const uint32_t blocks = sack.count;
     const uint32_t sackBytes = blocks > 0 ? 2 + 8 * blocks : 0;
     auto pad = [](uint32_t n) {
         return (n + 3) / 4 * 4;
     };
     const uint32_t ackBytes = m_tcp.headerBytes - pad(tsBytes) + pad(tsBytes + sackBytes);
     const uint8_t ackPort = DataPort(flow) == 0 ? 1 : 0;
+    if (ackPort < m_ports.size() && flow.spec.ackFeeder < m_feeders.size())
+    {
+        // Out of the receiving host behind what it sends, then through the port.
+        m_feeders[flow.spec.ackFeeder].queue.push_back(
+            Packet{f, flow.expected, flow.tsEcho, sack, true, ackBytes});
+        FeederNext(flow.spec.ackFeeder);
+        return;
+    }
     if (ackPort < m_ports.size())
     {
         // Through the other direction's FIFO, behind the data sent that way.
-        ScheduleArrival(
-            m_now + flow.spec.ackToPortS + ackBytes * 8.0 * flow.spec.ackToPortSecondsPerBit,
-            ackPort,
-            Packet{f, flow.expected, flow.tsEcho, m_tcp.sack ? sackSeg : -1, true, ackBytes});
+        ScheduleArrival(m_now + flow.spec.ackToPortS +
+                            ackBytes * 8.0 * flow.spec.ackToPortSecondsPerBit,
+                        ackPort,
+                        Packet{f, flow.expected, flow.tsEcho, sack, true, ackBytes});
         return;
     }
-    Schedule(m_now + flow.spec.ackDelayS + ackBytes * 8.0 * flow.spec.ackSecondsPerBit,
-             EventType::Ack,
-             f,
-             flow.expected,
-             m_tcp.sack ? sackSeg : -1,
-             flow.tsEcho);
+    ScheduleAck(m_now + flow.spec.ackDelayS + ackBytes * 8.0 * flow.spec.ackSecondsPerBit,
+                f,
+                flow.expected,
+                sack,
+                flow.tsEcho);
+}
+
+void
+PortMicroSim::ScheduleAck(double time,
+                          uint32_t flow,
+                          uint32_t cum,
+                          const SackBlocks& sack,
+                          double stamp)
+{
+    Event e{time, m_order++, EventType::Ack, flow, cum, -1, stamp};
+    e.sack = sack;
+    m_events.push(e);
+}
+
+double
+PortMicroSim::WaitAtNextHop(const MicroNextHop& hop, double bits)
+{
+    if (hop.id == MicroNextHop::kNone)
+    {
+        return 0.0;
+    }
+    auto it = std::find_if(m_hopFree.begin(), m_hopFree.end(), [&](const auto& entry) {
+        return entry.first == hop.id;
+    });
+    if (it == m_hopFree.end())
+    {
+        it = m_hopFree.insert(m_hopFree.end(), {hop.id, 0.0});
+    }
+    const double arrive = m_now + hop.delayS;
+    const double start = std::max(arrive, it->second);
+    it->second = start + bits * hop.secondsPerBit;
+    return start - arrive;
+}
+
+uint64_t
+PortMicroSim::WireBytes(const Flow& flow, uint32_t seg) const
+{
+    const uint64_t offset = static_cast<uint64_t>(seg) * m_tcp.mss;
+    return std::min<uint64_t>(m_tcp.mss, flow.spec.payloadBytes - offset) + m_tcp.headerBytes;
+}
+
+double
+PortMicroSim::TimestampMs(double timeS)
+{
+    // TcpOptionTS::NowToTsValue: Simulator::Now().GetMilliSeconds(), truncated.
+    return std::floor(timeS * 1000.0);
 }
 
 } // namespace fedran

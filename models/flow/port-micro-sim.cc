@@ -58,8 +58,12 @@ PortMicroSim::AddFlow(const MicroFlowSpec& spec)
     {
         flow.ssthresh = spec.ssthresh;
     }
+    const double segmentBits = (m_tcp.mss + m_tcp.headerBytes) * 8.0;
     const double base =
-        spec.srttS > 0.0 ? spec.srttS : spec.toPortS + spec.fromPortS + spec.ackDelayS;
+        spec.srttS > 0.0
+            ? spec.srttS
+            : spec.toPortS + spec.fromPortS + spec.ackDelayS +
+                  segmentBits * (spec.toPortSecondsPerBit + spec.fromPortSecondsPerBit);
     // As after the handshake's one RTT sample (RttMeanDeviation: SRTT = R, RTTVAR = R / 2).
     flow.srtt = base;
     flow.rttvar = base / 2.0;
@@ -75,6 +79,15 @@ PortMicroSim::AddFlow(const MicroFlowSpec& spec)
     }
     m_flows.push_back(std::move(flow));
     const uint32_t id = static_cast<uint32_t>(m_flows.size() - 1);
+    if (spec.connection != 0)
+    {
+        auto [it, added] = m_connectionFlows.try_emplace(spec.connection);
+        if (added)
+        {
+            it->second = {-1, -1};
+        }
+        it->second[spec.reverse ? 1 : 0] = id;
+    }
     ++m_active;
     Schedule(spec.startS, EventType::Start, id, 0, 0, 0.0);
     return id;
@@ -164,10 +177,8 @@ PortMicroSim::Handle(const Event& e)
             break;
         case EventType::FeederDone: {
             Feeder& feeder = m_feeders[e.seg];
-            const Packet packet = feeder.queue[feeder.head++];
+            ++feeder.head; // on its way to the port since its transmission started
             feeder.busy = false;
-            const Flow& flow = m_flows[packet.flow];
-            ScheduleArrival(m_now + flow.spec.toPortS, DataPort(flow), packet);
             FeederNext(e.seg);
             break;
         }
@@ -186,16 +197,19 @@ PortMicroSim::Handle(const Event& e)
                 const double afterSecondsPerBit = std::max(
                     0.0,
                     spec.ackSecondsPerBit - spec.ackToPortSecondsPerBit - 1.0 / port.capacityBps);
-                Schedule(m_now + afterS + packet.bytes * 8.0 * afterSecondsPerBit,
-                         EventType::Ack,
-                         packet.flow,
-                         packet.seg,
-                         packet.sack,
-                         packet.stamp);
+                const double bits = packet.bytes * 8.0;
+                ScheduleAck(m_now + afterS + bits * afterSecondsPerBit +
+                                WaitAtNextHop(spec.ackNextHop, bits),
+                            packet.flow,
+                            packet.seg,
+                            packet.sack,
+                            packet.stamp);
             }
             else
             {
-                Schedule(m_now + spec.fromPortS,
+                const double bits = WireBytes(m_flows[packet.flow], packet.seg) * 8.0;
+                Schedule(m_now + spec.fromPortS + bits * spec.fromPortSecondsPerBit +
+                             WaitAtNextHop(spec.dataNextHop, bits),
                          EventType::Receive,
                          packet.flow,
                          packet.seg,
@@ -212,11 +226,11 @@ PortMicroSim::Handle(const Event& e)
             if (m_flows[e.flow].delAckGen == static_cast<uint32_t>(e.extra) &&
                 m_flows[e.flow].delAckPending > 0)
             {
-                SendAck(e.flow, -1);
+                SendAck(e.flow);
             }
             break;
         case EventType::Ack:
-            OnAck(e.flow, e.seg, e.extra, e.stamp);
+            OnAck(e.flow, e.seg, e.sack, e.stamp);
             break;
         case EventType::Rto:
             OnRto(e.flow, static_cast<uint32_t>(e.extra));
@@ -246,20 +260,6 @@ PortMicroSim::Trace(uint32_t f, MicroTraceRow::Event event, uint32_t seg)
     const Port& port = m_ports[DataPort(flow)];
     row.queue = static_cast<uint32_t>(port.fifo.size() - port.head - (port.busy ? 1 : 0));
     m_trace->push_back(row);
-}
-
-double
-PortMicroSim::TimestampMs(double timeS)
-{
-    // TcpOptionTS::NowToTsValue: Simulator::Now().GetMilliSeconds(), truncated.
-    return std::floor(timeS * 1000.0);
-}
-
-uint64_t
-PortMicroSim::WireBytes(const Flow& flow, uint32_t seg) const
-{
-    const uint64_t offset = static_cast<uint64_t>(seg) * m_tcp.mss;
-    return std::min<uint64_t>(m_tcp.mss, flow.spec.payloadBytes - offset) + m_tcp.headerBytes;
 }
 
 } // namespace fedran

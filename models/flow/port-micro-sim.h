@@ -15,30 +15,41 @@
 //   the slow-start reduction bound, ns-3.37's TcpPrrRecovery), which ends when the recovery
 //   point is acknowledged; a retransmission that is lost again is found only by the timeout;
 //   the details (which ACK is a duplicate, the partial-ACK retransmission, the pipe counting
-//   SACKed retransmissions, PRR's bound) as ns-3.37 has them (port-micro-sim-ack.cc);
+//   SACKed retransmissions, PRR's bound, NextSeg's rule 3 that sends a segment still in
+//   flight again) as ns-3.37 has them (port-micro-sim-ack.cc, port-micro-sim-path.cc);
 // - the retransmission timeout RTO = max(SRTT + max(G, 4 RTTVAR), MinRto) (RFC 6298 with
 //   ns-3's RttMeanDeviation, alpha 1/8, beta 1/4), doubled per consecutive timeout and reset
 //   by a new acknowledgement (in recovery only the first partial one); a timeout sets cwnd to
-//   one segment and marks every unSACKed segment lost; RTT samples from the millisecond
-//   timestamp echo, none from a retransmitted segment (Karn), CUBIC given the smoothed RTT;
+//   one segment, the threshold from the window it found (a second timeout in a row too), and
+//   marks every unSACKed segment lost; RTT samples from the millisecond timestamp echo, none
+//   from a retransmitted segment (Karn), CUBIC given the smoothed RTT;
 // - delayed ACKs at the receiver (every `delAckCount` in-order segments or `delAckTimeoutS`),
-//   an immediate ACK for out-of-order data or data that fills a gap.
+//   an immediate ACK for out-of-order data or data that fills a gap; each ACK carries up to
+//   three SACK blocks from TcpRxBuffer's list of four, so what a lost ACK said comes with the
+//   next; a connection's data the other way carries the ACK its receiver owes.
 //
 // Around the port a flow is reduced to what its packets meet elsewhere: a feeder (the first
-// hop out of the sending host, whose queue never drops; flows from one host share it), a
-// fixed delay from the feeder to the port and from the port to the receiver, and a fixed
-// delay for its ACKs plus their serialisation by size (an ACK with SACK blocks is longer).
-// ACKs queue behind other traffic, and are lost, only at the same link's other direction when
-// it is a drop-tail port too (AddReversePort): flows sent that way (MicroFlowSpec::reverse)
-// fill it with their data while this port's ACKs cross it. Nothing here draws at random: the
-// order of simultaneous events is the order they were scheduled in.
+// hop out of the sending host, whose queue never drops; flows from one host share it, and
+// the host's ACKs wait there behind its data), fixed propagation to and from the port, each
+// packet's serialisation by its size on the hops that store and forward (a message's short
+// last segment, an ACK with SACK blocks), and the first such hop past the port as a FIFO of
+// its own for all that the port sends it. ACKs queue behind other traffic, and are lost,
+// only at the same link's other direction when it is a drop-tail port too (AddReversePort):
+// flows sent that way (MicroFlowSpec::reverse) fill it with their data while this port's
+// ACKs cross it. Nothing here draws at random: the order of simultaneous events is the order
+// they were scheduled in, and a packet's arrival at a port is scheduled when its transmission
+// starts, as ns-3's channel does, so that of two packets arriving in one instant the one sent
+// first is taken first.
 // Parameters are read from the TCP configuration by the caller, never fitted.
 
 #include "models/flow/micro-tcp.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <queue>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace fedran
@@ -119,18 +130,27 @@ class PortMicroSim
         Ack,
         Rto
     };
+    /// Up to three SACK blocks [first, end) of segments, as an ACK carries them (with the
+    /// timestamp option, TcpSocketBase::AddOptionSack has room for three).
+    struct SackBlocks
+    {
+        uint32_t first[3] = {0, 0, 0};
+        uint32_t end[3] = {0, 0, 0};
+        uint8_t count = 0;
+    };
     struct Event
     {
         double time;
         uint64_t order;
         EventType type;
         uint32_t flow;
-        uint32_t seg;       ///< segment, or the cumulative ACK
-        int64_t extra;      ///< SACKed segment of an ACK (-1 none), or a timer's generation
-        double stamp;       ///< the send time a segment carries / an ACK echoes
-        uint8_t port = 0;   ///< PortArrive, PortDone: which port
-        bool ack = false;   ///< PortArrive: the packet is an ACK
-        uint32_t bytes = 0; ///< PortArrive of an ACK: its size on the wire
+        uint32_t seg;         ///< segment, or the cumulative ACK
+        int64_t extra;        ///< a timer's generation
+        double stamp;         ///< the send time a segment carries / an ACK echoes
+        uint8_t port = 0;     ///< PortArrive, PortDone: which port
+        bool ack = false;     ///< PortArrive: the packet is an ACK
+        uint32_t bytes = 0;   ///< PortArrive of an ACK: its size on the wire
+        SackBlocks sack = {}; ///< an ACK's SACK blocks
         bool operator>(const Event& o) const
         {
             return time > o.time || (time == o.time && order > o.order);
@@ -141,9 +161,9 @@ class PortMicroSim
         uint32_t flow;
         uint32_t seg; ///< segment, or an ACK's cumulative ACK
         double stamp;
-        int64_t sack = -1;  ///< an ACK's SACKed segment
-        bool ack = false;   ///< an ACK crossing the port its flow's data does not
-        uint32_t bytes = 0; ///< an ACK's size on the wire (a segment's is WireBytes)
+        SackBlocks sack = {}; ///< an ACK's SACK blocks
+        bool ack = false;     ///< an ACK crossing the port its flow's data does not
+        uint32_t bytes = 0;   ///< an ACK's size on the wire (a segment's is WireBytes)
     };
     /// A drop-tail FIFO in front of a line.
     struct Port
@@ -225,7 +245,11 @@ class PortMicroSim
         std::vector<uint8_t> received;
         uint32_t expected = 0;
         uint32_t outOfOrder = 0;
-        uint32_t sackBlocks = 0; ///< runs of out-of-order data the receiver holds
+        /// TcpRxBuffer's SACK list: blocks [first, end) of out-of-order data, the one changed
+        /// last first, at most four.
+        uint32_t sackFirst[4] = {0, 0, 0, 0};
+        uint32_t sackEnd[4] = {0, 0, 0, 0};
+        uint8_t sackCount = 0;
         uint32_t delAckPending = 0;
         uint32_t delAckGen = 0;
         MicroFlowResult result;
@@ -239,6 +263,11 @@ class PortMicroSim
                   int64_t extra,
                   double stamp,
                   uint8_t port = 0);
+    void ScheduleAck(double time,
+                     uint32_t flow,
+                     uint32_t cum,
+                     const SackBlocks& sack,
+                     double stamp);
     void ScheduleArrival(double time, uint8_t port, const Packet& packet);
     /// The port a flow's data crosses (0, or 1 when it is sent the reverse way), and the one
     /// its ACKs cross.
@@ -246,13 +275,23 @@ class PortMicroSim
     void PortArrive(const Event& e);
     void Handle(const Event& e);
     void StartFlow(uint32_t f);
+    void PiggybackPendingAck(uint32_t f);
     void SendWhatTheWindowAllows(uint32_t f);
+    /// The segment NextSeg's rule 3 sends again, or `flow.segments` if none.
+    uint32_t RuleThreeSegment(const Flow& flow) const;
     void Transmit(uint32_t f, uint32_t seg);
     void FeederNext(uint32_t feeder);
     void PortNext(uint8_t port);
     void Receive(uint32_t f, uint32_t seg, double stamp);
-    void SendAck(uint32_t f, int64_t sackSeg);
-    void OnAck(uint32_t f, uint32_t cum, int64_t sackSeg, double stamp);
+    void SendAck(uint32_t f);
+    /// TcpRxBuffer::UpdateSackList for out-of-order segment `seg`, and ClearSackList.
+    static void UpdateSackList(Flow& flow, uint32_t seg);
+    static void ClearSackList(Flow& flow);
+    /// The blocks an ACK carries now: the list's first three (none without SACK).
+    SackBlocks SackOf(const Flow& flow) const;
+    void OnAck(uint32_t f, uint32_t cum, const SackBlocks& sack, double stamp);
+    /// Marks what an ACK's block SACKs for the first time; returns how many segments.
+    uint32_t TakeSack(Flow& flow, uint32_t cum, uint32_t first, uint32_t end);
     void OnRto(uint32_t f, uint32_t gen);
     void ArmRto(uint32_t f);
     void MarkLost(Flow& flow);
@@ -268,6 +307,9 @@ class PortMicroSim
     void HystartReset(Flow& flow);
     void PktsAcked(Flow& flow, double rtt);
     uint64_t WireBytes(const Flow& flow, uint32_t seg) const;
+    /// How long a packet of `bits` that the port finished sending now waits at `hop` behind
+    /// what the port sent there before it; books its serialisation there.
+    double WaitAtNextHop(const MicroNextHop& hop, double bits);
     static double TimestampMs(double timeS);
     void Trace(uint32_t f, MicroTraceRow::Event event, uint32_t seg);
 
@@ -278,6 +320,10 @@ class PortMicroSim
     std::vector<Feeder> m_feeders;
     std::vector<Flow> m_flows;
     std::vector<Port> m_ports; ///< the port, and the reverse port if there is one
+    /// Each next hop's id and when it finishes serialising what it was sent (few entries).
+    std::vector<std::pair<uint32_t, double>> m_hopFree;
+    /// Each connection's latest flow each way ([0] the port's way, [1] the reverse; -1 none).
+    std::unordered_map<uint64_t, std::array<int64_t, 2>> m_connectionFlows;
     uint64_t m_drops = 0;
     uint64_t m_ackDrops = 0;
     size_t m_active = 0;

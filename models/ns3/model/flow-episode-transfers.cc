@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace ns3
@@ -77,7 +78,6 @@ FlowNetwork::JoinEpisode(uint32_t key,
     {
         std::reverse(travel.begin(), travel.end());
     }
-    const double segmentBits = (m_micro.mss + m_micro.headerBytes) * 8.0;
     fedran::MicroFlowSpec spec;
     spec.startS = start;
     spec.payloadBytes = payloadBytes;
@@ -93,9 +93,21 @@ FlowNetwork::JoinEpisode(uint32_t key,
         }
         // The feeder serialises at the slowest hop before the port; every other hop stores
         // and forwards (the first hop's serialisation is the feeder's when it is the slowest).
-        const double forward =
-            (i > 0 && hop.capacityBps > 0.0 ? segmentBits / hop.capacityBps : 0.0) + hop.delayS;
-        (before ? spec.toPortS : spec.fromPortS) += forward;
+        const double secondsPerBit = i > 0 && hop.capacityBps > 0.0 ? 1.0 / hop.capacityBps : 0.0;
+        if (before)
+        {
+            spec.toPortS += hop.delayS;
+            spec.toPortSecondsPerBit += secondsPerBit;
+        }
+        else
+        {
+            if (spec.dataNextHop.id == fedran::MicroNextHop::kNone)
+            {
+                spec.dataNextHop = {f, spec.fromPortS, secondsPerBit};
+            }
+            spec.fromPortS += hop.delayS;
+            spec.fromPortSecondsPerBit += secondsPerBit;
+        }
     }
     for (const fedran::PathHop& hop : hops)
     {
@@ -120,11 +132,37 @@ FlowNetwork::JoinEpisode(uint32_t key,
             std::reverse(ackLinks.begin(), ackLinks.end());
             std::reverse(ackHops.begin(), ackHops.end());
         }
-        for (size_t i = 0; i < ackLinks.size() && ackLinks[i] != port / 2; ++i)
+        size_t i = 0;
+        for (; i < ackLinks.size() && ackLinks[i] != port / 2; ++i)
         {
             spec.ackToPortS += ackHops[i].delayS;
             spec.ackToPortSecondsPerBit +=
                 ackHops[i].capacityBps > 0.0 ? 1.0 / ackHops[i].capacityBps : 0.0;
+        }
+        if (i > 0)
+        {
+            // The receiving host sends its ACKs through its first hop, behind its own data.
+            const uint32_t ackFirst = FluidLink(ackLinks[0], back);
+            auto ackFeeder = episode.feederOf.find(ackFirst);
+            if (ackFeeder == episode.feederOf.end())
+            {
+                double rate = std::numeric_limits<double>::infinity();
+                for (size_t k = 0; k < i; ++k)
+                {
+                    rate = std::min(rate, ackHops[k].capacityBps);
+                }
+                ackFeeder =
+                    episode.feederOf
+                        .emplace(ackFirst, episode.sim->AddFeeder(std::isfinite(rate) ? rate : 0.0))
+                        .first;
+            }
+            spec.ackFeeder = ackFeeder->second;
+        }
+        if (i + 1 < ackLinks.size() && ackHops[i + 1].capacityBps > 0.0)
+        {
+            spec.ackNextHop = {FluidLink(ackLinks[i + 1], back),
+                               ackHops[i].delayS,
+                               1.0 / ackHops[i + 1].capacityBps};
         }
     }
     const uint32_t first = travel.front().first;
@@ -140,11 +178,12 @@ FlowNetwork::JoinEpisode(uint32_t key,
     // of small segments, which ns-3 takes from the millisecond timestamp echo (a zero sample
     // counts as 1 us); after a message through a port, what that left, and CUBIC's minimum
     // delay with it (HyStart's delay exit compares with that minimum).
-    const double handshakeRtt = std::max(1e-6, std::round(2.0 * spec.ackDelayS * 1e3) / 1e3);
+    const double handshakeRtt = HandshakeSampleS(spec.ackDelayS);
     spec.srttS =
         t.rttMemory != nullptr && t.rttMemory->srttS > 0.0F ? t.rttMemory->srttS : handshakeRtt;
     spec.minRttS = t.rttMemory != nullptr ? t.rttMemory->minRttS : 0.0;
     spec.ssthresh = t.ssthresh != nullptr ? *t.ssthresh : 0;
+    spec.connection = t.connection;
     const uint32_t id = episode.sim->AddFlow(spec);
     episode.handles.resize(id + 1, 0);
     episode.handles[id] = handle;

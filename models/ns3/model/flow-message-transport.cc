@@ -249,7 +249,8 @@ FlowMessageTransport::StartNext(uint64_t id, int side)
             Sent(id, side, message, started, arrival, ack);
         },
         &stream.ssthresh,
-        &stream.rtt);
+        &stream.rtt,
+        id);
 }
 
 void

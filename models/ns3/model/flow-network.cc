@@ -155,7 +155,8 @@ FlowNetwork::Start(const Path& path,
                    uint64_t* cwnd,
                    DoneCallback done,
                    uint32_t* ssthresh,
-                   fedran::MicroRttMemory* rttMemory)
+                   fedran::MicroRttMemory* rttMemory,
+                   uint64_t connection)
 {
     // Capacities are read again at every start: models without change notifications (lte)
     // are current where a flow begins.
@@ -188,6 +189,7 @@ FlowNetwork::Start(const Path& path,
     transfer.startS = Now();
     transfer.ssthresh = ssthresh;
     transfer.rttMemory = rttMemory;
+    transfer.connection = connection;
     for (uint32_t l : path)
     {
         ++m_starting[FluidLink(l, direction)];
@@ -346,6 +348,18 @@ FlowNetwork::Complete()
         m_clientWire[transfer.direction == LinkDirection::Uplink ? 0 : 1] +=
             transfer.wireBits / 8.0;
         CountAcks(transfer, 1.0);
+        // ns-3's CUBIC takes its minimum delay from the RTT estimate at every ACK of data its
+        // socket sent (TcpCubic::PktsAcked with m_lastRtt), the first message's included: a
+        // message the fluid carried leaves the estimate it found, the handshake's sample on a
+        // connection's first, for the next message through a port.
+        fedran::MicroRttMemory* memory = transfer.rttMemory;
+        if (memory != nullptr && memory->minRttS == 0.0F)
+        {
+            memory->minRttS =
+                memory->srttS > 0.0F
+                    ? memory->srttS
+                    : static_cast<float>(HandshakeSampleS(transfer.ackDelay.GetSeconds()));
+        }
         transfer.done(Simulator::Now() + transfer.latency, transfer.ackDelay);
     }
     ScheduleResolve();

@@ -64,7 +64,9 @@ class FlowNetwork : public TransportLinkCounters
      * window is `*cwnd` segments (updated to the window afterwards, later at this same instant,
      * so `cwnd` must stay valid until then). After slow start's idle
      * time it becomes a flow of the wire bits, at its max-min share capped by the window and
-     * the loss bound; `done` runs when its last bit has crossed. Returns its handle.
+     * the loss bound; `done` runs when its last bit has crossed. `connection` names the
+     * connection (0: none), so that a port micro-simulation sends the ACK a transfer's
+     * receiver owes with the data the other way. Returns its handle.
      */
     uint64_t Start(const Path& path,
                    LinkDirection direction,
@@ -72,7 +74,8 @@ class FlowNetwork : public TransportLinkCounters
                    uint64_t* cwnd,
                    DoneCallback done,
                    uint32_t* ssthresh = nullptr,
-                   fedran::MicroRttMemory* rtt = nullptr);
+                   fedran::MicroRttMemory* rtt = nullptr,
+                   uint64_t connection = 0);
     /// Stops a transfer (a reset): the bits sent so far stay counted, `done` never runs.
     void Cancel(uint64_t handle);
 
@@ -103,6 +106,7 @@ class FlowNetwork : public TransportLinkCounters
         /// micro-simulation reads and sets: the fluid model has no losses to set it.
         uint32_t* ssthresh = nullptr;
         fedran::MicroRttMemory* rttMemory = nullptr; ///< the connection's, if it keeps one
+        uint64_t connection = 0;                     ///< 0: none named
         EventId enter;                               ///< the end of slow start's idle time
         bool inFluid = false;
         fedran::FluidNetwork::FlowId flow = 0;
@@ -121,6 +125,13 @@ class FlowNetwork : public TransportLinkCounters
         double nextAt = 0.0;
     };
 
+    /// The RTT sample a connection's handshake leaves (TcpSocketBase::EstimateRtt from the
+    /// millisecond timestamp echo of the SYN-ACK; a zero sample counts as 1 us), on a path
+    /// whose one-way propagation is `oneWayDelayS`.
+    static double HandshakeSampleS(double oneWayDelayS)
+    {
+        return std::max(1e-6, std::round(2.0 * oneWayDelayS * 1e3) / 1e3);
+    }
     static uint32_t FluidLink(uint32_t link, LinkDirection direction)
     {
         return 2 * link + (direction == LinkDirection::Downlink ? 1 : 0);
