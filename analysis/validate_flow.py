@@ -3,11 +3,13 @@
 
 Usage: /usr/bin/python3 analysis/validate_flow.py [--fedran build/fedran] [--rounds 3]
            [--work results/flow-validation] [--write docs/flow-validation.md] [--only NAME]
+           [--flow-ports fluid|packet] [--contended-seeds 6]
 
 Runs every shipped scenario (scenarios/*.json, --rounds rounds each) and synthetic cases
 (1, 10 and 100 simultaneous MLP uploads over one shared hop, a rain fade in the middle of the
 transfers, 1% loss) and the contended drop-tail cases (mlp-contended, hub-30,
-small-core-queue: the round duration and the slowest upload of each round) in both modes, from the repository root, one thread each. Compares per
+small-core-queue: the round duration and the slowest upload of each round, at seeds
+1..--contended-seeds) in both modes, from the repository root, one thread each. Compares per
 transfer (a download: round start to model_received_s, synchronous runs only; an upload:
 upload_start_s to upload_end_s, for each (round, client) completed in both modes), per round
 (round_duration_s),
@@ -175,9 +177,20 @@ def pct(x):
     return "—" if not np.isfinite(x) else f"{100 * x:.1f}%"
 
 
+def pooled(runs):
+    """Round-duration and slowest-upload errors over the rounds of several runs of a case."""
+    rounds = [r for run in runs for r in run["rounds"]]
+    round_err = np.array([abs(f - t) / t for _, t, f, _, _ in rounds])
+    slow_err = np.array([abs(f - t) / t for _, _, _, t, f in rounds])
+    return len(rounds), round_err, slow_err
+
+
 def contended_table(results):
     """The contended cases against issue 33's targets: median round-duration error <= 10%,
-    the slowest upload of each round within 15%."""
+    the slowest upload of each round within 15%. Seed 1 round by round, then every seed run:
+    where a full FIFO decides which flow waits out a timeout, one seed's three rounds are a
+    small sample (ns-3 against itself with 1 us more delay differs by as much,
+    docs/flow-validation.md)."""
     lines = [
         "| case | round | round duration tcp / flow (s) | slowest upload tcp / flow (s) |",
         "|---|---|---|---|",
@@ -196,6 +209,20 @@ def contended_table(results):
             f"| {r['case']} | {pct(r['round_err_median'])} / {pct(r['round_err_max'])} | "
             f"{pct(r['slow_err_median'])} / {pct(r['slow_err_max'])} | {r['wall_tcp']:.1f} | "
             f"{r['wall_flow']:.1f} |")
+    if any(len(r.get("seeds", [])) > 1 for r in results):
+        lines += [
+            "",
+            "| case | seeds | rounds | round duration error (median / max) | "
+            "slowest upload error (median / max) | targets (≤ 10%, ≤ 15%) |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in results:
+            n, round_err, slow_err = pooled(r["seeds"])
+            met = np.median(round_err) <= 0.10 and np.median(slow_err) <= 0.15
+            lines.append(
+                f"| {r['case']} | 1–{len(r['seeds'])} | {n} | {pct(np.median(round_err))} / "
+                f"{pct(np.max(round_err))} | {pct(np.median(slow_err))} / "
+                f"{pct(np.max(slow_err))} | {'met' if met else 'not met'} |")
     return lines
 
 
@@ -234,7 +261,8 @@ def write_page(results, path, rounds, command, flow_ports):
         lines += ["## Contended drop-tail ports", "",
                   "Synchronised MLP uploads through a FIFO that overflows (issue 33), "
                   "3 rounds each; targets: median round-duration error ≤ 10%, the slowest "
-                  "upload of each round within 15%.", ""]
+                  "upload of each round within 15%. Round by round at seed 1, then over "
+                  "every round of the seeds run (the same scenario with `--set seed=S`).", ""]
         lines += contended_table(hard) + [""]
     table = "\n".join(lines)
     # The measured part goes between the markers; the text around it is kept.
@@ -278,6 +306,9 @@ def main():
     parser.add_argument("--only", action="append", help="run only these cases")
     parser.add_argument("--flow-ports", choices=("fluid", "packet"), default="fluid",
                         help="network.flow_ports of the flow runs (default fluid, the scenario default)")
+    parser.add_argument("--contended-seeds", type=int, default=6,
+                        help="run the contended cases at seeds 1..N (default 6) and report "
+                             "their errors over all those rounds too")
     args = parser.parse_args()
 
     cases = []
@@ -302,6 +333,18 @@ def main():
             walls.append(manifest["wall_time_s"])
         r = compare(name, os.path.join(args.work, name, "tcp"),
                     os.path.join(args.work, name, "flow"), walls)
+        if name in contended():
+            r["seeds"] = [r]
+            for seed in range(2, args.contended_seeds + 1):
+                outs = []
+                for transport in ("tcp", "flow"):
+                    out = os.path.join(args.work, name, f"seed-{seed}", transport)
+                    extra = ["--set", f"seed={seed}"]
+                    if transport == "flow":
+                        extra += ["--set", f"network.flow_ports=\"{args.flow_ports}\""]
+                    run(args.fedran, path, out, transport, rounds, extra)
+                    outs.append(out)
+                r["seeds"].append(compare(name, outs[0], outs[1], (0.0, 0.0)))
         print(f"{name}: median {pct(r['median'])} p95 {pct(r['p95'])} worst {pct(r['worst'])} "
               f"round {pct(r['round_err'])} acc {r['acc_diff']:+.4f} "
               f"wall {walls[0]:.1f}/{walls[1]:.1f} s", flush=True)
@@ -309,6 +352,7 @@ def main():
     if args.write and results:
         command = ("/usr/bin/python3 analysis/validate_flow.py --rounds "
                    f"{args.rounds} --flow-ports {args.flow_ports} "
+                   f"--contended-seeds {args.contended_seeds} "
                    f"--write {os.path.relpath(args.write, ROOT)}")
         write_page(results, args.write, args.rounds, command, args.flow_ports)
         plot(results, os.path.join(os.path.dirname(args.write), "flow-validation.png"))
