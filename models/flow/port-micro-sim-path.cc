@@ -43,10 +43,10 @@ PortMicroSim::PiggybackPendingAck(uint32_t f)
     // Every segment carries the receiver's cumulative ACK: the first one this way tells the
     // other way's sender what the receiver has, even if the ACKs that said so were lost at a
     // port; and TcpSocketBase::SendDataPacket cancels the delayed ACK, so no ACK of its own
-    // crosses a port. The news reaches that sender after a segment's time on the path; the
-    // port's queue in front of the segment is left out (the sender has all it sent
-    // acknowledged but this last ACK, whose timing only its retransmission timer, a second
-    // away, could notice).
+    // crosses a port. The news reaches that sender after a segment's time on the path,
+    // without the port's queue in front of the segment: where the other way's message has
+    // fully arrived (a client answering the model it received), only that sender's
+    // retransmission timer, a second away, could tell the difference.
     back.delAckPending = 0;
     ++back.delAckGen;
     back.lastAckSent = std::max(back.lastAckSent, back.expected);
