@@ -459,16 +459,10 @@ PortMicroSim::WaitAtNextHop(const MicroNextHop& hop, double bits)
     {
         return 0.0;
     }
-    auto it = std::find_if(m_hopFree.begin(), m_hopFree.end(), [&](const auto& entry) {
-        return entry.first == hop.id;
-    });
-    if (it == m_hopFree.end())
-    {
-        it = m_hopFree.insert(m_hopFree.end(), {hop.id, 0.0});
-    }
+    double& free = m_hopFree[hop.id]; // 0 the first time: the hop is idle
     const double arrive = m_now + hop.delayS;
-    const double start = std::max(arrive, it->second);
-    it->second = start + bits * hop.secondsPerBit;
+    const double start = std::max(arrive, free);
+    free = start + bits * hop.secondsPerBit;
     return start - arrive;
 }
 

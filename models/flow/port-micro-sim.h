@@ -320,8 +320,8 @@ class PortMicroSim
     std::vector<Feeder> m_feeders;
     std::vector<Flow> m_flows;
     std::vector<Port> m_ports; ///< the port, and the reverse port if there is one
-    /// Each next hop's id and when it finishes serialising what it was sent (few entries).
-    std::vector<std::pair<uint32_t, double>> m_hopFree;
+    /// When each next hop (by id) is free again; hashed: every packet past a port looks it up.
+    std::unordered_map<uint32_t, double> m_hopFree;
     /// Each connection's latest flow each way ([0] the port's way, [1] the reverse; -1 none).
     std::unordered_map<uint64_t, std::array<int64_t, 2>> m_connectionFlows;
     uint64_t m_drops = 0;

@@ -15,7 +15,6 @@ namespace
 
 /// The handshake's final ACK on the wire (a SYN's is fedran::kSynWireBytes).
 constexpr double kAckWireBytes = 54;
-constexpr double kSynWireBytes = fedran::kSynWireBytes;
 
 } // namespace
 
@@ -38,11 +37,11 @@ FlowNetwork::CountHandshake(const Path& path)
 {
     for (uint32_t l : path)
     {
-        m_ackBytes[FluidLink(l, LinkDirection::Uplink)] += kSynWireBytes + kAckWireBytes;
-        m_ackBytes[FluidLink(l, LinkDirection::Downlink)] += kSynWireBytes;
+        m_ackBytes[FluidLink(l, LinkDirection::Uplink)] += fedran::kSynWireBytes + kAckWireBytes;
+        m_ackBytes[FluidLink(l, LinkDirection::Downlink)] += fedran::kSynWireBytes;
     }
-    m_clientWire[0] += kSynWireBytes + kAckWireBytes;
-    m_clientWire[1] += kSynWireBytes;
+    m_clientWire[0] += fedran::kSynWireBytes + kAckWireBytes;
+    m_clientWire[1] += fedran::kSynWireBytes;
 }
 
 uint64_t
